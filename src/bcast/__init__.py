@@ -1,0 +1,29 @@
+"""bcast: how every major ML framework broadcasts tensors, exactly.
+
+>>> import bcast
+>>> bcast.result_shape((2, 3, 4, 5), (3, 4), rule="pdpd", axis=1)
+(2, 3, 4, 5)
+>>> print(bcast.infer((8, 1, 6, 1), (7, 1, 5)))
+numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
+"""
+
+from .errors import BroadcastError, InputError
+from .plan import Plan
+from .rules import RULES, infer, result_shape, rule_names
+from .shapes import as_shape, format_shape, parse_shape
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BroadcastError",
+    "InputError",
+    "Plan",
+    "RULES",
+    "infer",
+    "result_shape",
+    "rule_names",
+    "as_shape",
+    "format_shape",
+    "parse_shape",
+    "__version__",
+]

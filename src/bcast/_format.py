@@ -1,0 +1,13 @@
+"""How shapes are written in messages and tables: compact, numpy-ufunc style."""
+
+from __future__ import annotations
+
+
+def format_shape(shape, *, ncnn: bool = False) -> str:
+    """``(2,3)``, ``(4,)``, ``()``; with ``ncnn=True`` the [w,h,d,c] list ``[3,2]``."""
+    dims = ",".join(str(d) for d in shape)
+    if ncnn:
+        return f"[{dims}]"
+    if len(shape) == 1:
+        return f"({dims},)"
+    return f"({dims})"

@@ -1,0 +1,106 @@
+"""The rules, one module each, registered by public name (DESIGN.md).
+
+:func:`infer` is the one entry point: it checks the shapes and attributes,
+runs the rule, and returns a :class:`~bcast.plan.Plan` or raises a
+:class:`~bcast.errors.BroadcastError`.
+"""
+
+from __future__ import annotations
+
+from ..dims import MAX_DIM
+from ..errors import BroadcastError, InputError
+from ..plan import Plan
+from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
+
+# Registration order is the order of ``bcast compare``.
+from . import numpy, unidirectional, none, pdpd, bidirectional, explicit  # noqa: E402,F401
+from . import ncnn, onnx_legacy, paddle  # noqa: E402,F401
+from . import select, prelu, gemm, broadcast_pdpd  # noqa: E402,F401
+
+__all__ = ["RULES", "Rule", "Attr", "infer", "result_shape", "get_rule", "rule_names"]
+
+
+def rule_names() -> tuple:
+    """The public names of every rule, in a stable order."""
+    return tuple(RULES)
+
+
+def infer(*shapes, rule: str = "numpy", names=None, **attrs) -> Plan:
+    """Broadcast ``shapes`` under ``rule``; return the :class:`Plan`.
+
+    Parameters
+    ----------
+    *shapes : tuple of int, list, int or str
+        The input shapes, in numpy order (``ncnn_order=True`` for ncnn's
+        [w,h,d,c]).  Strings use the command-line syntax (``"2,3,4"``).
+    rule : str
+        A rule name (:func:`rule_names`), default ``"numpy"``.
+    names : sequence of str, optional
+        Names for the inputs in messages (default: the rule's, e.g. A, B).
+    **attrs
+        The rule's attributes: ``axis``, ``axes_mapping``, ``broadcast``,
+        ``ncnn_order``, ``auto_broadcast``, ``transA``, ``transB``.
+
+    Raises
+    ------
+    BroadcastError
+        The shapes do not broadcast under the rule (fields say where and why).
+    InputError
+        A malformed shape, an unknown rule or attribute, a wrong type.
+
+    Examples
+    --------
+    >>> infer((2, 3, 4, 5), (3, 4), rule="pdpd", axis=1).shape
+    (2, 3, 4, 5)
+    """
+    r = get_rule(rule)
+    checked = check_attrs(r, attrs)
+    shapes, names = check_inputs(r, shapes, names)
+    return r.func(Ctx(r.name, shapes, names, checked))
+
+
+def result_shape(*shapes, rule: str = "numpy", **attrs) -> tuple:
+    """The output shape of ``shapes`` broadcast under ``rule`` (see :func:`infer`).
+
+    With ``ncnn_order=True`` the result is in ncnn's [w,h,d,c] order, like the
+    inputs.  A fast path makes the common call (two int tuples, numpy rule)
+    cost less than ``np.broadcast_shapes``.
+
+    >>> result_shape((2, 3, 4, 5), (5,))
+    (2, 3, 4, 5)
+    """
+    if rule == "numpy" and len(shapes) == 2 and not attrs:
+        a, b = shapes
+        if type(a) is tuple and type(b) is tuple:
+            out = _numpy2(a, b)
+            if out is not None:
+                return out
+    plan = infer(*shapes, rule=rule, **attrs)
+    if plan.attr("ncnn_order"):
+        return plan.shape[::-1]
+    return plan.shape
+
+
+def _numpy2(a: tuple, b: tuple):
+    """numpy's rule for two tuples of plain ints; ``None`` sends the caller to
+    the full path (which validates and raises)."""
+    la, lb = len(a), len(b)
+    if la < lb:
+        a, b, la, lb = b, a, lb, la
+    if la > 64:
+        return None
+    for d in a:
+        if type(d) is not int or d < 0 or d > MAX_DIM:
+            return None
+    out = list(a)
+    off = la - lb
+    for i, d in enumerate(b):
+        if type(d) is not int or d < 0 or d > MAX_DIM:
+            return None
+        o = out[off + i]
+        if d != o:
+            if o == 1:
+                out[off + i] = d
+            elif d != 1:
+                return None
+    return tuple(out)

@@ -1,0 +1,282 @@
+"""What every rule shares: the registry, the call context, and the two merges.
+
+A rule is a pure function ``plan(ctx) -> Plan``: it reads ``ctx.shapes`` and
+``ctx.attrs`` (already checked and normalized by :func:`infer`), decides where
+each input's axes land in the output (its axis map), and hands the maps to one
+of two merges:
+
+- :func:`merge_all` -- every input may stretch (numpy, bidirectional, ncnn, paddle);
+- :func:`fit_into` -- the output is fixed by one operand and the others may
+  only stretch into it (unidirectional, pdpd, explicit, Gemm's C, PRelu).
+
+Both report the rightmost failing output axis as a :class:`BroadcastError`
+whose fields name the two operands, their axes and dims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .._format import format_shape
+from ..dims import fits_into, is_one, merge
+from ..errors import BroadcastError, InputError
+from ..plan import Plan
+from ..shapes import as_shape
+
+__all__ = ["Attr", "Rule", "Ctx", "RULES", "register", "get_rule", "merge_all", "fit_into"]
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute a rule takes.
+
+    kind: ``"int"``, ``"bool"`` (0/1 or False/True), ``"axes"`` (a list of
+    ints), or ``"choice"`` (one of ``choices``).
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    doc: str = ""
+    choices: tuple = ()
+    required: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``axes_mapping`` -> ``--axes-mapping``, ``transA`` -> ``--trans-a``."""
+        out = []
+        for ch in self.name:
+            if ch.isupper():
+                out.append("-" + ch.lower())
+            else:
+                out.append("-" if ch == "_" else ch)
+        return "--" + "".join(out)
+
+    def normalize(self, rule: str, value: Any) -> Any:
+        where = f"{rule}: attribute {self.name}"
+        if value is None:
+            if self.required:
+                raise InputError(f"{where} is required ({self.doc})")
+            return None
+        if self.kind == "int":
+            if isinstance(value, bool) or not _is_int(value):
+                raise InputError(f"{where} must be an integer, got {value!r}")
+            value = int(value)
+            if self.choices and value not in self.choices:
+                raise InputError(f"{where} must be one of {', '.join(map(str, self.choices))}, got {value}")
+            if abs(value) > 2**63 - 1:
+                raise InputError(f"{where} = {value} does not fit in int64")
+            return value
+        if self.kind == "bool":
+            if value in (0, 1) and (isinstance(value, bool) or _is_int(value)):
+                return bool(value)
+            raise InputError(f"{where} must be 0 or 1 (or False/True), got {value!r}")
+        if self.kind == "choice":
+            if isinstance(value, str) and value.lower() in self.choices:
+                return value.lower()
+            raise InputError(f"{where} must be one of {', '.join(self.choices)}, got {value!r}")
+        if self.kind == "axes":
+            if isinstance(value, str):
+                text = value.strip().strip("[]()").strip()
+                parts = [p.strip() for p in text.split(",")] if text else []
+                try:
+                    value = [int(p) for p in parts]
+                except ValueError:
+                    raise InputError(
+                        f"{where} must be a list of integers such as 1,2 or [1,2], got {value!r}"
+                    ) from None
+            elif _is_int(value) and not isinstance(value, bool):
+                value = [value]
+            try:
+                items = list(value)
+            except TypeError:
+                raise InputError(f"{where} must be a list of integers, got {value!r}") from None
+            if len(items) > 64 or any(isinstance(a, bool) or not _is_int(a) for a in items):
+                raise InputError(f"{where} must be a list of at most 64 integers, got {value!r}")
+            return tuple(int(a) for a in items)
+        raise AssertionError(self.kind)  # pragma: no cover
+
+
+def _is_int(value: Any) -> bool:
+    if isinstance(value, int):
+        return True
+    try:
+        value.__index__()
+    except (AttributeError, TypeError):
+        return False
+    return not isinstance(value, float)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule: its public name, how many inputs it takes and their
+    names, its attributes, and the plan function."""
+
+    name: str
+    func: Callable[["Ctx"], Plan]
+    operands: tuple  # input names; for a variadic rule, the names are A, B, C, ...
+    min_inputs: int
+    max_inputs: int | None
+    attrs: tuple = ()
+    summary: str = ""
+    source: str = ""
+    framework: str = ""
+
+    def operand_names(self, n: int) -> tuple:
+        if self.max_inputs is None:
+            return tuple(_letters(i) for i in range(n))
+        return self.operands[:n]
+
+    def arity_text(self) -> str:
+        if self.max_inputs is None:
+            return f"{self.min_inputs} or more shapes"
+        names = ", ".join(self.operands[: self.min_inputs])
+        if self.max_inputs == self.min_inputs:
+            return f"{self.min_inputs} shapes ({names})"
+        return f"{self.min_inputs} to {self.max_inputs} shapes ({', '.join(self.operands)})"
+
+
+def _letters(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+RULES: dict[str, Rule] = {}
+
+
+def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary="", source="", framework=""):
+    """Decorator: register ``func`` as the rule ``name`` (names are unique)."""
+
+    def deco(func):
+        if name in RULES:
+            raise RuntimeError(f"rule {name!r} registered twice")
+        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source, framework)
+        return func
+
+    return deco
+
+
+def get_rule(name: Any) -> Rule:
+    if not isinstance(name, str) or name not in RULES:
+        raise InputError(f"unknown rule {name!r}; the rules are: {', '.join(RULES)}")
+    return RULES[name]
+
+
+@dataclass
+class Ctx:
+    """One call of a rule: the checked shapes, names and attributes."""
+
+    rule: str
+    shapes: tuple
+    names: tuple
+    attrs: dict
+    notation: str = "numpy"
+    plan_attrs: list = field(default_factory=list)
+
+    def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
+        return BroadcastError(
+            self.rule, self.shapes, self.names, reason, kind=kind, operands=operands,
+            notation=self.notation, **fields,
+        )
+
+    def dims_error(self, a, b, ax, out_rank, da, db, reason, maps) -> BroadcastError:
+        """``a`` and ``b`` are ``(input, axis)`` pairs that land on output axis ``ax``."""
+        if a[0] > b[0]:
+            a, b, da, db = b, a, db, da
+        return self.error(
+            reason, kind="dims", operands=(a[0], b[0]), axes=(a[1], b[1]),
+            from_right=ax - out_rank, dims=(da, db), alignment=tuple(maps), out_rank=out_rank,
+        )
+
+    def fmt(self, i: int) -> str:
+        return f"{self.names[i]} {format_shape(self.shapes[i])}"
+
+    def plan(self, shape, maps, **extra) -> Plan:
+        attrs = [(k, v) for k, v in self.attrs.items()]
+        attrs += list(extra.items())
+        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs)
+
+
+def right_aligned(shape, out_rank: int) -> tuple:
+    """The axis map of numpy's alignment: the last axes of the output."""
+    return tuple(range(out_rank - len(shape), out_rank))
+
+
+def _columns(shapes, maps, out_rank):
+    cols = [[] for _ in range(out_rank)]
+    for i, (s, m) in enumerate(zip(shapes, maps)):
+        for k, ax in enumerate(m):
+            if ax is not None:
+                cols[ax].append((i, k, s[k]))
+    return cols
+
+
+def merge_all(ctx: Ctx, maps, out_rank: int, reason) -> tuple:
+    """Symmetric merge: per output axis every placed dim must be equal or 1.
+
+    ``reason`` is a string, or a callable ``(ax) -> str`` for a reason that
+    depends on where it failed.
+    """
+    cols = _columns(ctx.shapes, maps, out_rank)
+    out = [1] * out_rank
+    for ax in range(out_rank - 1, -1, -1):
+        cur, who = 1, None
+        for i, k, d in cols[ax]:
+            m = merge(cur, d)
+            if m is None:
+                why = reason(ax) if callable(reason) else reason
+                raise ctx.dims_error(who, (i, k), ax, out_rank, cur, d, why, maps)
+            if who is None and not is_one(d):
+                who = (i, k)
+            cur = m
+        out[ax] = cur
+    return tuple(out)
+
+
+def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> None:
+    """One-way check: every placed dim equals the output dim or is 1.
+
+    ``owners[ax]`` is the ``(input, axis)`` that fixes output axis ``ax``;
+    inputs that own axes are not checked against themselves.
+    """
+    out_rank = len(out_shape)
+    cols = _columns(ctx.shapes, maps, out_rank)
+    for ax in range(out_rank - 1, -1, -1):
+        t = out_shape[ax]
+        owner = owners[ax]
+        for i, k, d in cols[ax]:
+            if owner is not None and (i, k) == owner:
+                continue
+            if not fits_into(d, t):
+                why = reason(i) if callable(reason) else reason
+                if owner is None:  # pragma: no cover - every rule names its owners
+                    raise ctx.error(why, kind="dims", operands=(i,))
+                raise ctx.dims_error(owner, (i, k), ax, out_rank, t, d, why, maps)
+
+
+def check_inputs(rule: Rule, shapes, names) -> tuple:
+    n = len(shapes)
+    if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
+        raise InputError(f"{rule.name} takes {rule.arity_text()}, got {n}")
+    shapes = tuple(as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes))
+    if names is None:
+        names = rule.operand_names(n)
+    else:
+        names = tuple(str(x) for x in names)
+        if len(names) != n:
+            raise InputError(f"{rule.name}: {len(names)} names given for {n} shapes")
+    return shapes, names
+
+
+def check_attrs(rule: Rule, attrs: dict) -> dict:
+    known = {a.name: a for a in rule.attrs}
+    for key in attrs:
+        if key not in known:
+            allowed = ", ".join(known) if known else "none"
+            raise InputError(f"{rule.name} has no attribute {key!r} (its attributes: {allowed})")
+    return {a.name: a.normalize(rule.name, attrs.get(a.name, a.default)) for a in rule.attrs}

@@ -1,0 +1,31 @@
+"""``openvino-broadcast-pdpd``: OpenVINO Broadcast-1/3 with mode pdpd.
+
+Source: OpenVINO Broadcast-1 / Broadcast-3, ``mode = pdpd``
+("PaddlePaddle-style implicit broadcasting"; see AutoBroadcastType): the PDPD
+rule with A = target_shape and B = data, from ``axis`` (-1 means
+rank(target) - rank(data)); data's trailing 1s are ignored; each data dim
+equals the target's or is 1.  The output is the target shape.  OpenVINO's own
+shape inference differs in two ways, both in the deviation registry: it lets a
+target dim of 1 take data's dim (the output can exceed the target), and it
+refuses data that ends before the target does.
+
+>>> from bcast import result_shape
+>>> result_shape((3, 1), (2, 3, 6), rule="openvino-broadcast-pdpd", axis=1)
+(2, 3, 6)
+"""
+
+from __future__ import annotations
+
+from .pdpd import AXIS, place
+from ._base import Ctx, register
+
+
+@register(
+    "openvino-broadcast-pdpd", operands=("data", "target"), attrs=(AXIS,), framework="openvino",
+    summary="Broadcast op, pdpd mode: data placed into target from axis; output target",
+    source="OpenVINO Broadcast-1/3 mode pdpd",
+)
+def plan(ctx: Ctx):
+    T = ctx.shapes[1]
+    mapping, start = place(ctx, 1, 0, ctx.attrs["axis"])
+    return ctx.plan(T, [mapping, tuple(range(len(T)))], start_axis=start)

@@ -1,0 +1,119 @@
+"""``ncnn``: ncnn's BinaryOp, in numpy order (``ncnn_order=True`` for [w,h,d,c]).
+
+Source: ncnn docs/developer-guide/binaryop-broadcasting.md and
+src/layer/binaryop.cpp (reference/ncnn.md).  Blobs have rank 1 to 4; a rank-0
+shape stands for the scalar of the ``with_scalar=1`` form.  The lower-rank input
+is expanded to the higher rank, then each axis must be equal or 1 (on either
+side):
+
+- rank 1, length n: if n equals the other input's *first* numpy axis, it lands
+  there (ncnn's "inner axis" rule, which wins a tie); otherwise on the last
+  axis (the "outer axis" compatibility rule, numpy-like);
+- rank 2 or 3: always on the *leading* axes, padded with 1s on the right --
+  the opposite of numpy.
+
+ncnn never reports an error: for any other pair it returns 0 and writes
+garbage (and crashes on empty blobs).  This rule refuses every such pair and
+says so.
+
+>>> from bcast import result_shape
+>>> result_shape((4, 3, 2), (4, 3), rule="ncnn")       # numpy refuses this pair
+(4, 3, 2)
+>>> result_shape([2, 3, 4], [3, 4], rule="ncnn", ncnn_order=True)
+(2, 3, 4)
+"""
+
+from __future__ import annotations
+
+from .._format import format_shape
+from ..dims import same
+from ._base import Attr, Ctx, merge_all, register
+
+ORDER = Attr("ncnn_order", "bool", False, "shapes are written in ncnn's [w,h,d,c] order")
+MAX_RANK = 4
+
+
+def _garbage(ctx: Ctx, maps, out_rank) -> tuple:
+    """What ncnn would compute instead: the per-axis max of the expanded shapes."""
+    out = [1] * out_rank
+    for s, m in zip(ctx.shapes, maps):
+        for k, ax in enumerate(m):
+            out[ax] = max(out[ax], s[k])
+    return tuple(out)
+
+
+def _show(ctx: Ctx, shape) -> str:
+    return format_shape(shape[::-1], ncnn=True) if ctx.notation == "ncnn" else format_shape(shape)
+
+
+@register(
+    "ncnn", operands=("A", "B"), attrs=(ORDER,), framework="ncnn",
+    summary="ncnn BinaryOp: rank 1-4; lower rank aligned to the LEADING axes (1-D: first axis, else last)",
+    source="ncnn binaryop-broadcasting.md; src/layer/binaryop.cpp",
+)
+def plan(ctx: Ctx):
+    if ctx.attrs["ncnn_order"]:
+        ctx.shapes = tuple(s[::-1] for s in ctx.shapes)
+        ctx.notation = "ncnn"
+    A, B = ctx.shapes
+    for i, s in enumerate(ctx.shapes):
+        if len(s) > MAX_RANK:
+            raise ctx.error(
+                f"{ctx.names[i]} has rank {len(s)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
+                "[w,h,d,c]); pnnx would have to fold axes first",
+                kind="unsupported", operands=(i,),
+            )
+        if 0 in s:
+            raise ctx.error(
+                f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp crashes on an empty blob "
+                "(SIGFPE in ncnn 1.0.20261020)",
+                kind="unsupported", operands=(i,),
+            )
+    if not A and not B:
+        raise ctx.error(
+            "both inputs are scalars: ncnn's BinaryOp takes at least one blob (rank 1 to 4); "
+            "a scalar operand is the with_scalar=1 form",
+            kind="unsupported",
+        )
+    hi, lo = (0, 1) if len(A) >= len(B) else (1, 0)
+    H, L = ctx.shapes[hi], ctx.shapes[lo]
+    out_rank = len(H)
+    case = "same rank"
+    if not L:
+        case, lmap = "scalar", ()
+    elif len(L) == out_rank:
+        lmap = tuple(range(out_rank))
+    elif len(L) == 1:
+        if same(L[0], H[0]):
+            case, lmap = "inner axis", (0,)
+        else:
+            case, lmap = "outer axis", (out_rank - 1,)
+    else:
+        case, lmap = "inner axes", tuple(range(len(L)))
+    maps = [None, None]
+    maps[hi], maps[lo] = tuple(range(out_rank)), lmap
+    nh, nl = ctx.names[hi], ctx.names[lo]
+
+    def reason(ax):
+        if case == "outer axis":
+            why = (
+                f"a 1-D {nl} of length {L[0]} must match {nh}'s first numpy axis ({H[0]}, ncnn's inner-axis "
+                f"rule) or its last ({H[-1]}, the outer-axis compatibility rule), or be 1"
+            )
+        elif case == "inner axes":
+            aligned = L + (1,) * (out_rank - len(L))
+            why = (
+                f"ncnn aligns the lower-rank {nl} to the LEADING axes of {nh} (1s padded on the right, the "
+                f"opposite of numpy), reading {nl} {_show(ctx, L)} as {_show(ctx, aligned)}; then dims must be "
+                "equal or one of them 1"
+            )
+        else:
+            why = "dims must be equal or one of them 1"
+        garbage = _garbage(ctx, maps, out_rank)
+        return (
+            f"{why}. ncnn would not report this: BinaryOp returns 0 and computes garbage of shape "
+            f"{_show(ctx, garbage)}"
+        )
+
+    shape = merge_all(ctx, maps, out_rank, reason)
+    return ctx.plan(shape, maps, alignment=case)

@@ -1,0 +1,79 @@
+"""``pdpd``: OpenVINO's PaddlePaddle-style broadcast of B into A from ``axis``.
+
+Source: OpenVINO "Broadcast Rules For Elementwise Operations", PDPD:
+
+1. A is of any rank; B has rank smaller than or equal to A's.
+2. B is a contiguous subsequence of A ...
+3. ... placed from ``axis``, the start dimension index for broadcasting B onto A.
+4. ``axis = -1`` (the default) means ``rank(A) - rank(B)``; no other negative
+   value is allowed.
+5. The trailing dims of size 1 of B are ignored for the consideration of
+   subsequence: shape(B) = (3, 1) => (3).
+
+Each placed B dim equals A's or is 1 (only B stretches: "only B to A broadcast
+is supported for PDPD").  The output is A's shape.  OpenVINO's own shape
+inference does not do rule 5 (see the deviation registry).
+
+>>> from bcast import result_shape
+>>> result_shape((2, 3, 4, 5), (3, 1), rule="pdpd", axis=1)
+(2, 3, 4, 5)
+>>> result_shape((2, 3), (3, 1), rule="pdpd", axis=1)   # rule 5: B's trailing 1 is ignored
+(2, 3)
+"""
+
+from __future__ import annotations
+
+from .._format import format_shape
+from ..dims import is_one
+from ._base import Attr, Ctx, fit_into, register
+
+AXIS = Attr("axis", "int", -1, "start axis of B in A; -1 = rank(A) - rank(B)")
+
+
+def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
+    """The axis map of input ``b`` placed into input ``a`` by the PDPD rule
+    (rules 1-5 above), checked one-way.  Shared with Select and Broadcast."""
+    A, B = ctx.shapes[a], ctx.shapes[b]
+    na, nb = ctx.names[a], ctx.names[b]
+    ra, rb = len(A), len(B)
+    pair = tuple(sorted((a, b)))
+    if rb > ra:
+        raise ctx.error(
+            f"{nb} has rank {rb}, more than {na}'s rank {ra}; pdpd broadcasts {nb} into {na} only",
+            kind="rank", operands=pair,
+        )
+    if axis < -1:
+        raise ctx.error(
+            f"axis {axis} is not allowed: pdpd takes -1 (the default, rank({na}) - rank({nb})) "
+            f"or an axis from 0 to {ra - rb}",
+            kind="attribute", operands=pair,
+        )
+    start = ra - rb if axis == -1 else axis
+    kept = rb
+    while kept and is_one(B[kept - 1]):
+        kept -= 1  # rule 5: trailing 1s of B are ignored
+    if start + kept > ra:
+        core = format_shape(B[:kept])
+        raise ctx.error(
+            f"axis {start} does not fit: {nb} (ignoring its trailing 1s: {core}) placed at axis {start} "
+            f"of {na} needs rank {start + kept}, {na} has rank {ra}",
+            kind="attribute", operands=pair,
+        )
+    mapping = tuple(start + k if start + k < ra else None for k in range(rb))
+    maps = [()] * len(ctx.shapes)
+    maps[a], maps[b] = tuple(range(ra)), mapping
+    fit_into(
+        ctx, maps, A, [(a, k) for k in range(ra)],
+        f"{nb}'s dim must equal {na}'s or be 1 (pdpd broadcasts {nb} into {na} only)",
+    )
+    return mapping, start
+
+
+@register(
+    "pdpd", operands=("A", "B"), attrs=(AXIS,), framework="openvino",
+    summary="B a contiguous run of A from axis (trailing 1s of B ignored); output A",
+    source="OpenVINO auto_broadcast pdpd (broadcast-rules)",
+)
+def plan(ctx: Ctx):
+    mapping, start = place(ctx, 0, 1, ctx.attrs["axis"])
+    return ctx.plan(ctx.shapes[0], [tuple(range(len(ctx.shapes[0]))), mapping], start_axis=start)

@@ -1,0 +1,47 @@
+"""``unidirectional``: B is broadcast to A, never the other way.
+
+Source: ONNX Broadcasting.md ("unidirectional": Gemm's C, PRelu's slope);
+OpenVINO Broadcast in numpy mode (with A = target_shape, B = data).  B is
+right-aligned under A, its rank may not exceed A's, and each of its dims must
+equal A's or be 1.  The output is A's shape.
+
+>>> from bcast import result_shape
+>>> result_shape((2, 3, 4, 5), (1, 3, 1, 5), rule="unidirectional")
+(2, 3, 4, 5)
+>>> result_shape((2, 1), (2, 3), rule="unidirectional")
+Traceback (most recent call last):
+...
+bcast.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with B (2,3): axis -1 (A axis 1, B axis 1): 1 vs 3; B's dim must equal A's or be 1 (B is broadcast to A, never A to B)
+"""
+
+from __future__ import annotations
+
+from ._base import Ctx, fit_into, register, right_aligned
+
+
+def into(ctx: Ctx, a: int, b: int, reason: str):
+    """Right-align input ``b`` under input ``a`` and check it fits one-way.
+    Returns the axis maps of (a, b); shared with Gemm, PRelu and Broadcast."""
+    A, B = ctx.shapes[a], ctx.shapes[b]
+    na, nb = ctx.names[a], ctx.names[b]
+    out_rank = max(len(A), len(B))
+    maps = [None] * len(ctx.shapes)
+    maps[a], maps[b] = right_aligned(A, out_rank), right_aligned(B, out_rank)
+    if len(B) > len(A):
+        raise ctx.error(
+            f"{nb} has rank {len(B)}, more than {na}'s rank {len(A)}: {nb} is broadcast to {na}, "
+            f"so its rank may not exceed {na}'s",
+            kind="rank", operands=tuple(sorted((a, b))), alignment=tuple(m or () for m in maps), out_rank=out_rank,
+        )
+    fit_into(ctx, [m or () for m in maps], A, [(a, k) for k in range(len(A))], reason)
+    return maps
+
+
+@register(
+    "unidirectional", operands=("A", "B"), framework="onnx / openvino",
+    summary="B is broadcast to A (right-aligned, B's dims equal A's or 1); output A",
+    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode",
+)
+def plan(ctx: Ctx):
+    maps = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
+    return ctx.plan(ctx.shapes[0], maps)

@@ -1,0 +1,119 @@
+"""Shapes: parsing the command-line syntax and normalizing what Python callers pass.
+
+A shape is a ``tuple`` of dims (see :mod:`bcast.dims`), in numpy order.
+
+The text syntax (DESIGN.md), the same in every command::
+
+    2,3,4     [2,3,4]    (2,3,4)    2x3x4     spaces are allowed
+    5         5,         [5]        a rank-1 shape
+    []        ()         scalar     rank 0
+
+Anything else is an :class:`~bcast.errors.InputError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from ._format import format_shape
+from .dims import MAX_RANK, as_dim
+from .errors import InputError
+
+__all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
+
+Shape = tuple
+
+SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4, and [] or scalar for rank 0"
+
+_SYMBOLIC = re.compile(r"^(\?|-1|[A-Za-z_][A-Za-z0-9_]*|\d*\.\.\d*)$")
+
+
+def parse_shape(text: str) -> Shape:
+    """Parse one shape written in the command-line syntax.
+
+    >>> parse_shape("2,3,4"), parse_shape("[2, 3]"), parse_shape("2x3x4"), parse_shape("[]")
+    ((2, 3, 4), (2, 3), (2, 3, 4), ())
+    >>> parse_shape("2,-1")
+    Traceback (most recent call last):
+    ...
+    bcast.errors.InputError: invalid shape '2,-1': dim 1 is -1: negative dims are not allowed (-1 as 'unknown' is not supported yet)
+    """
+    if not isinstance(text, str):
+        raise InputError(f"invalid shape {text!r}: expected a string; {SHAPE_SYNTAX}")
+    raw = text
+    body = text.strip()
+    bracketed = False
+    if body and (body[0] in "[(" or body[-1] in "])"):
+        if (body[0], body[-1]) not in {("[", "]"), ("(", ")")}:
+            raise InputError(f"invalid shape {raw!r}: unbalanced brackets; {SHAPE_SYNTAX}")
+        body, bracketed = body[1:-1].strip(), True
+    if body == "":
+        if bracketed:
+            return ()
+        raise InputError(f"invalid shape {raw!r}: empty; {SHAPE_SYNTAX}")
+    if body.lower() == "scalar" and not bracketed:
+        return ()
+    has_comma, has_x = "," in body, "x" in body or "X" in body
+    if has_comma and has_x:
+        raise InputError(f"invalid shape {raw!r}: mixes ',' and 'x' separators; {SHAPE_SYNTAX}")
+    parts = re.split(r"[xX]", body) if has_x else body.split(",")
+    if has_comma and len(parts) > 1 and parts[-1].strip() == "":
+        parts = parts[:-1]  # "5," is the rank-1 tuple (5,)
+    if len(parts) > MAX_RANK:
+        raise InputError(f"invalid shape {raw!r}: rank {len(parts)} is more than {MAX_RANK}")
+    dims = []
+    for i, part in enumerate(parts):
+        tok = part.strip()
+        if not tok:
+            raise InputError(f"invalid shape {raw!r}: dim {i} is empty; {SHAPE_SYNTAX}")
+        if tok.isdigit() and tok.isascii():
+            try:
+                dims.append(as_dim(int(tok)))
+            except InputError as e:
+                raise InputError(f"invalid shape {raw!r}: dim {i}: {e}") from None
+            continue
+        if tok.startswith("-") and tok[1:].isdigit():
+            hint = " (-1 as 'unknown' is not supported yet)" if tok == "-1" else ""
+            raise InputError(
+                f"invalid shape {raw!r}: dim {i} is {tok}: negative dims are not allowed{hint}"
+            )
+        if _SYMBOLIC.match(tok):
+            raise InputError(
+                f"invalid shape {raw!r}: dim {i} is {tok!r}: symbolic, unknown and interval "
+                "dims are not supported yet; use integers"
+            )
+        raise InputError(f"invalid shape {raw!r}: dim {i} is {tok!r}, not an integer; {SHAPE_SYNTAX}")
+    return tuple(dims)
+
+
+def as_shape(value: object, *, what: str = "shape") -> Shape:
+    """Normalize what a Python caller passes as a shape.
+
+    Accepts a tuple or list of integers (numpy integers too), a bare integer
+    (rank 1, as numpy does), or a string in the command-line syntax.
+    """
+    if type(value) is tuple and all(type(d) is int and 0 <= d <= 0x7FFFFFFFFFFFFFFF for d in value):
+        if len(value) > MAX_RANK:
+            raise InputError(f"invalid {what} {format_shape(value)}: rank {len(value)} is more than {MAX_RANK}")
+        return value
+    if isinstance(value, str):
+        return parse_shape(value)
+    if isinstance(value, (bool, float)):
+        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers")
+    if isinstance(value, int) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
+        return (as_dim(value, where=f"invalid {what} {value!r}: "),)
+    if isinstance(value, dict) or not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
+        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers")
+    try:
+        items = list(value)
+    except Exception:  # an iterable that fails while iterating
+        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers") from None
+    if len(items) > MAX_RANK:
+        raise InputError(f"invalid {what}: rank {len(items)} is more than {MAX_RANK}")
+    return tuple(as_dim(d, where=f"invalid {what} {_show(items)}: axis {i}: ") for i, d in enumerate(items))
+
+
+def _show(items: list) -> str:
+    text = "(" + ", ".join(repr(d) for d in items) + ")"
+    return text if len(text) <= 80 else text[:77] + "...)"
