@@ -57,6 +57,8 @@ class BroadcastError(ValueError):
         (``None``: not placed).  ``explain`` draws the table from it.
     out_rank : int or None
         Rank of the attempted output (the width of the table).
+    attrs : tuple of (name, value) pairs
+        The rule's attributes, normalized, as a Plan has them.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class BroadcastError(ValueError):
         alignment: tuple | None = None,
         out_rank: int | None = None,
         notation: str = "numpy",
+        attrs: tuple = (),
     ) -> None:
         self.rule = rule
         self.shapes = tuple(tuple(s) for s in shapes)
@@ -87,6 +90,7 @@ class BroadcastError(ValueError):
         self.alignment = alignment
         self.out_rank = out_rank
         self.notation = notation
+        self.attrs = tuple(attrs)
         super().__init__(self._message())
 
     def _operand(self, i: int) -> str:

@@ -181,7 +181,7 @@ class Ctx:
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
             self.rule, self.shapes, self.names, reason, kind=kind, operands=operands,
-            notation=self.notation, **fields,
+            notation=self.notation, attrs=tuple(self.attrs.items()), **fields,
         )
 
     def dims_error(self, a, b, ax, out_rank, da, db, reason, maps) -> BroadcastError:

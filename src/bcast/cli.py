@@ -1,0 +1,288 @@
+"""The ``bcast`` command line.
+
+Exit status: 0 broadcastable / ok, 1 not broadcastable, 2 usage or input
+error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+from ._format import format_shape
+from .deviations import DEVIATIONS, findings_for
+from .errors import BroadcastError, InputError
+from .explain import explain_error, explain_plan
+from .rules import RULES, get_rule, infer
+from .shapes import SHAPE_SYNTAX, parse_shape
+
+EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
+
+SHAPES_HELP = f"input shapes: {SHAPE_SYNTAX}"
+
+EPILOG_SHAPE = """\
+examples:
+  bcast shape 2,3,4,5 3,4                          numpy: not broadcastable (exit 1)
+  bcast shape 2,3,4,5 3,4 --rule pdpd --axis 1     (2,3,4,5)
+  bcast shape 16 1,16,50,50 --rule explicit --axes-mapping 1
+  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order
+  bcast shape 2x3 3 --json
+
+exit status: 0 broadcastable, 1 not broadcastable, 2 bad input
+rules: """ + ", ".join(RULES) + " (bcast rules lists them with their inputs and attributes)"
+
+EPILOG_EXPLAIN = """\
+examples:
+  bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
+  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, and the garbage it computes
+  bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
+"""
+
+EPILOG_COMPARE = """\
+examples:
+  bcast compare 2,3,4,5 3,4                        one row per rule: result or reason
+  bcast compare 2,3,4,5 3,4 --axis 1               rules with an axis (pdpd, paddle, onnx-legacy...) use it
+  bcast compare 1,3 2,1 3 --json
+
+onnx-legacy runs with broadcast=1 unless --broadcast is given.
+exit status: 0 when at least one rule broadcasts the shapes, 1 when none does, 2 bad input
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _add_attr_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("rule attributes")
+    g.add_argument("--axis", type=int, help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
+    g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
+    g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
+    g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
+    g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"), help="openvino-select: the auto_broadcast mode")
+    g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
+    g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="bcast",
+        description="How every major ML framework broadcasts tensors: the result shape or the precise reason "
+        "there is none, the alignment, and where runtimes deviate from their specs.",
+        epilog="run 'bcast COMMAND --help' for examples. " + SHAPES_HELP,
+    )
+    parser.add_argument("--version", action="version", version=f"bcast {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    for name, help_text, epilog in (
+        ("shape", "the result shape under one rule", EPILOG_SHAPE),
+        ("explain", "aligned table, verdict, reason and runtime deviations under one rule", EPILOG_EXPLAIN),
+    ):
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
+        p.add_argument("--rule", default="numpy", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
+        p.add_argument("--names", metavar="A,B", help="names for the inputs in messages")
+        _add_attr_options(p)
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("compare", help="every rule side by side, with the runtime deviations that apply",
+                       description="Every rule side by side for the same shapes (the main job).",
+                       epilog=EPILOG_COMPARE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
+    _add_attr_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _attrs_from(args) -> dict:
+    attrs = {}
+    if args.axis is not None:
+        attrs["axis"] = args.axis
+    if args.axes_mapping is not None:
+        attrs["axes_mapping"] = args.axes_mapping
+    if args.broadcast is not None:
+        attrs["broadcast"] = args.broadcast
+    if args.ncnn_order:
+        attrs["ncnn_order"] = True
+    if args.auto_broadcast is not None:
+        attrs["auto_broadcast"] = args.auto_broadcast
+    if args.trans_a:
+        attrs["transA"] = True
+    if args.trans_b:
+        attrs["transB"] = True
+    return attrs
+
+
+def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
+    return {
+        "rule": rule,
+        "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in err.attrs},
+        "inputs": [list(s) for s in shapes],
+        "names": list(err.names),
+        "ok": False,
+        "shape": None,
+        "error": err.to_dict(),
+    }
+
+
+def _cmd_shape_or_explain(args, out) -> int:
+    shapes = [parse_shape(s) for s in args.shapes]
+    names = None if args.names is None else [n.strip() for n in args.names.split(",")]
+    attrs = _attrs_from(args)
+    try:
+        plan = infer(*shapes, rule=args.rule, names=names, **attrs)
+    except BroadcastError as err:
+        if args.json:
+            d = _error_json(args.rule, shapes, err)
+            d["deviations"] = [f.to_dict() for f in findings_for(err)]
+            print(json.dumps(d, indent=2), file=out)
+        elif args.command == "explain":
+            print(explain_error(err), file=out)
+        else:
+            print(f"error: {err}", file=out)
+        return EXIT_NOT_BROADCASTABLE
+    if args.json:
+        d = plan.to_dict()
+        d["inputs"] = [list(s) for s in shapes]  # as written (ncnn order stays ncnn order)
+        if plan.attr("ncnn_order"):
+            d["shape"] = list(plan.shape[::-1])
+            d["numpy"] = {"inputs": [list(s) for s in plan.inputs], "shape": list(plan.shape)}
+            del d["ncnn"]
+        d["deviations"] = [f.to_dict() for f in findings_for(plan)]
+        print(json.dumps(d, indent=2), file=out)
+    elif args.command == "explain":
+        print(explain_plan(plan), file=out)
+    else:
+        shape = plan.shape[::-1] if plan.attr("ncnn_order") else plan.shape
+        print(format_shape(shape, ncnn=bool(plan.attr("ncnn_order"))), file=out)
+    return EXIT_OK
+
+
+def _short_error(err: BroadcastError) -> str:
+    if err.kind == "dims" and err.axes is not None:
+        where = ", ".join(f"{err.names[i]} axis {a}" for i, a in zip(err.operands, err.axes))
+        at = "" if err.from_right is None else f"axis {err.from_right} "
+        return f"{at}({where}): {' vs '.join(map(str, err.dims))}; {err.reason}"
+    return err.reason
+
+
+def compare(shapes, attrs: dict) -> dict:
+    """Every rule on the same shapes: the data behind ``bcast compare``."""
+    given = dict(attrs)
+    if given.pop("ncnn_order", False):
+        shapes = [tuple(s)[::-1] for s in shapes]
+    rows, findings = [], []
+    for name, rule in RULES.items():
+        names = [a.name for a in rule.attrs]
+        use = {k: v for k, v in given.items() if k in names}
+        if name == "onnx-legacy" and "broadcast" not in use:
+            use["broadcast"] = 1
+        row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
+        n = len(shapes)
+        if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
+            row.update(ok=None, shape=None, error=None, note=f"n/a: takes {rule.arity_text()}")
+        elif any(a.required and a.name not in use for a in rule.attrs):
+            missing = [a.flag for a in rule.attrs if a.required and a.name not in use]
+            row.update(ok=None, shape=None, error=None, note=f"n/a: needs {', '.join(missing)}")
+        else:
+            try:
+                result = infer(*shapes, rule=name, **use)
+            except BroadcastError as err:
+                result = err
+                row.update(ok=False, shape=None, error=err.to_dict(), note=_short_error(err))
+            else:
+                row.update(ok=True, shape=list(result.shape), error=None, note=result.attr("alignment") or "")
+            for f in findings_for(result):
+                findings.append({"rule": name, **f.to_dict()})
+        rows.append(row)
+    return {"inputs": [list(s) for s in shapes], "rules": rows, "deviations": findings}
+
+
+def _cmd_compare(args, out) -> int:
+    shapes = [parse_shape(s) for s in args.shapes]
+    attrs = _attrs_from(args)
+    for key, value in list(attrs.items()):  # check attribute values once, up front
+        owner = next(r for r in RULES.values() if any(a.name == key for a in r.attrs))
+        attrs[key] = next(a for a in owner.attrs if a.name == key).normalize("compare", value)
+    data = compare(shapes, attrs)
+    if args.json:
+        print(json.dumps(data, indent=2), file=out)
+    else:
+        ins = ", ".join(f"{chr(65 + i)} {format_shape(s)}" for i, s in enumerate(data["inputs"]))
+        note = " (numpy order)" if args.ncnn_order else ""
+        print(f"{ins}{note}\n", file=out)
+        labels = []
+        for row in data["rules"]:
+            shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
+            labels.append(row["rule"] + (f" [{shown}]" if shown else ""))
+        lw = max(len(s) for s in labels + ["rule"])
+        results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error") for r in data["rules"]]
+        rw = max(len(s) for s in results + ["result"])
+        print(f"{'rule'.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
+        for label, res, row in zip(labels, results, data["rules"]):
+            why = row["note"] or ""
+            if row["ok"] is None:
+                why = why[len("n/a: "):]
+            print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
+        if data["deviations"]:
+            print("\nruntimes that deviate from the spec here:", file=out)
+            for f in data["deviations"]:
+                print(f"  - {f['rule']}: {f['runtime']} {f['version']} [{f['id']}]: {f['note']}", file=out)
+    return EXIT_OK if any(r["ok"] for r in data["rules"]) else EXIT_NOT_BROADCASTABLE
+
+
+def _cmd_rules(args, out) -> int:
+    if args.json:
+        print(json.dumps([
+            {"rule": r.name, "inputs": r.arity_text(), "attrs": [a.name for a in r.attrs],
+             "framework": r.framework, "summary": r.summary, "source": r.source}
+            for r in RULES.values()
+        ], indent=2), file=out)
+        return EXIT_OK
+    for r in RULES.values():
+        attrs = " ".join(f"{a.flag}" for a in r.attrs)
+        print(f"{r.name}: {r.summary}", file=out)
+        print(f"    inputs: {r.arity_text()}" + (f"; options: {attrs}" if attrs else ""), file=out)
+        print(f"    source: {r.source}", file=out)
+    return EXIT_OK
+
+
+def _cmd_deviations(args, out) -> int:
+    if args.json:
+        print(json.dumps([d.to_dict() for d in DEVIATIONS], indent=2), file=out)
+        return EXIT_OK
+    for d in DEVIATIONS:
+        print(f"{d.id} ({d.runtime} {d.version}; rules: {', '.join(d.rules)})", file=out)
+        print(f"    ops: {d.ops}", file=out)
+        print(f"    when: {d.condition}", file=out)
+        print(f"    does: {d.behaviour}", file=out)
+        print(f"    spec: {d.spec}", file=out)
+        print(f"    proven by: {d.test}", file=out)
+    return EXIT_OK
+
+
+def main(argv=None, out=None) -> int:
+    out = sys.stdout if out is None else out
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(out)
+        return EXIT_USAGE
+    try:
+        if args.command in ("shape", "explain"):
+            get_rule(args.rule)
+            return _cmd_shape_or_explain(args, out)
+        return {"compare": _cmd_compare, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
+    except InputError as e:
+        print(f"bcast {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+

@@ -1,0 +1,474 @@
+"""The deviation registry: where a runtime does not do what its own spec says.
+
+bcast's rules implement the specs.  Each record here says which runtime (and
+the version it was observed in), which rule and ops, under which condition,
+and what the runtime does instead; each is proven by the test named in
+``test``, which runs that runtime and so notices the day it is fixed.
+
+:func:`applicable` returns the records that bear on one query (shapes, rule,
+attributes), each with a sentence about those very shapes; ``explain`` and
+``compare`` print them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ._format import format_shape as _fmt
+from .errors import BroadcastError
+from .plan import Plan
+
+__all__ = ["Deviation", "Finding", "DEVIATIONS", "applicable", "findings_for"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a rule made of one query: a plan or an error, with the query."""
+
+    rule: str
+    shapes: tuple
+    attrs: dict
+    plan: Plan | None = None
+    error: BroadcastError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.plan is not None
+
+    @classmethod
+    def of(cls, result: Plan | BroadcastError) -> "Outcome":
+        if isinstance(result, Plan):
+            return cls(result.rule, result.inputs, dict(result.attrs), plan=result)
+        return cls(result.rule, result.shapes, dict(result.attrs), error=result)
+
+
+@dataclass(frozen=True)
+class Deviation:
+    id: str
+    runtime: str
+    version: str
+    rules: tuple
+    ops: str
+    condition: str
+    behaviour: str
+    spec: str
+    test: str
+    check: Callable[[Outcome], str | None] = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id, "runtime": self.runtime, "version": self.version, "rules": list(self.rules),
+            "ops": self.ops, "condition": self.condition, "behaviour": self.behaviour, "spec": self.spec,
+            "test": self.test,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One deviation that bears on one query, and what it means there."""
+
+    deviation: Deviation
+    note: str
+
+    def to_dict(self) -> dict:
+        return {"id": self.deviation.id, "runtime": self.deviation.runtime,
+                "version": self.deviation.version, "note": self.note}
+
+
+def _try(rule: str, *shapes, **attrs):
+    from .rules import infer
+
+    try:
+        return infer(*shapes, rule=rule, **attrs)
+    except BroadcastError as e:
+        return e
+
+
+def _verdict(result) -> str:
+    return _fmt(result.shape) if isinstance(result, Plan) else "an error"
+
+
+# -- the checks: each returns a sentence about the query, or None ------------
+
+
+def _ov_pdpd_trailing(o: Outcome):
+    if o.rule == "pdpd" and o.ok and None in o.plan.axis_maps[1]:
+        return ("OpenVINO refuses this pair (\"Argument shapes are inconsistent.\"): its shape inference "
+                "does not ignore B's trailing 1s, so B must fit from the axis with all of them")
+    if o.rule == "openvino-select" and o.ok and o.attrs.get("auto_broadcast") == "pdpd" and any(
+        None in m for m in o.plan.axis_maps
+    ):
+        return ("OpenVINO refuses these shapes: its shape inference does not ignore trailing 1s of "
+                "cond/else")
+    return None
+
+
+def _ncnn_garbage(o: Outcome):
+    e = o.error
+    if o.rule != "ncnn" or e is None or e.kind != "dims":
+        return None
+    out = [1] * e.out_rank
+    for s, m in zip(e.shapes, e.alignment):
+        for k, ax in enumerate(m):
+            out[ax] = max(out[ax], s[k])
+    shape = tuple(out)
+    shown = _fmt(shape[::-1], ncnn=True) + " in ncnn order" if e.notation == "ncnn" else _fmt(shape)
+    return (f"ncnn's BinaryOp returns 0 (success) and an output of shape {shown}: rows past the end of "
+            "the smaller input are clamped, a mismatch on the innermost axis reads out of bounds")
+
+
+def _ncnn_empty(o: Outcome):
+    e = o.error
+    if o.rule == "ncnn" and e is not None and e.kind == "unsupported" and any(0 in s for s in e.shapes):
+        return "ncnn's BinaryOp kills the process (SIGFPE) on an empty blob instead of reporting an error"
+    return None
+
+
+def _prelu_numpy(o: Outcome):
+    if o.rule != "unidirectional" or o.ok:
+        return None
+    both = _try("numpy", *o.shapes)
+    if isinstance(both, Plan):
+        return f"as PRelu(X=A, slope=B) it runs anyway and returns shape {_fmt(both.shape)}, not A's"
+    return None
+
+
+def _reference_prelu_fallback(o: Outcome):
+    if o.rule != "unidirectional" or o.ok:
+        return None
+    x, slope = o.shapes
+    if isinstance(_try("numpy", x, slope), Plan):
+        return None
+    if len(slope) == 1 and list(x).count(slope[0]) == 1:
+        ax = list(x).index(slope[0])
+        return (f"as PRelu(X=A, slope=B) the ReferenceEvaluator falls back to applying the 1-D slope along "
+                f"A's axis {ax} (the only axis of length {slope[0]}) and returns {_fmt(x)}")
+    return None
+
+
+def _ort_no_legacy(o: Outcome):
+    if o.rule == "onnx-legacy":
+        return ("onnxruntime cannot run opset 1-6 Add/Sub/Mul/Div/...: NOT_IMPLEMENTED \"Could not find an "
+                "implementation for Add(6)\"; upgrade the model to opset >= 7 first")
+    return None
+
+
+def _converter_axis(o: Outcome):
+    if o.rule != "onnx-legacy" or not o.ok or not o.attrs.get("broadcast"):
+        return None
+    a, b = o.shapes
+    axis = o.attrs.get("axis")
+    if axis is None or axis == -1:
+        return None
+    gap = len(a) - len(b)
+    if 0 < axis < gap:
+        return (f"onnx's 6->7 version converter unsqueezes {gap} trailing 1s into B instead of "
+                f"{gap - axis}, so the converted model fails (assert_numpy_multibroadcastable) or "
+                "broadcasts along the wrong axes")
+    return None
+
+
+def _ov_python_pdpd_axis0(o: Outcome):
+    if o.rule != "pdpd" or o.attrs.get("axis") != -1:
+        return None
+    a, b = o.shapes
+    if len(a) == len(b) or len(b) > len(a):
+        return None
+    at0 = _try("pdpd", a, b, axis=0)
+    return ("openvino's Python ops (e.g. ops.add(a, b, auto_broadcast=\"pdpd\")) use axis 0, not -1, "
+            f"so there this pair gives {_verdict(at0)}; pass the axis explicitly")
+
+
+def _reference_legacy_numpy(o: Outcome):
+    if o.rule != "onnx-legacy":
+        return None
+    both = _try("numpy", *o.shapes)
+    if isinstance(both, Plan) and o.ok and both.shape == o.plan.shape and both.axis_maps == o.plan.axis_maps:
+        return None
+    return ("onnx's ReferenceEvaluator ignores broadcast/axis and applies numpy broadcasting: here it gives "
+            f"{_verdict(both)}")
+
+
+def _ov_cpu_pdpd_ops(o: Outcome):
+    if o.rule != "pdpd" or not o.ok:
+        return None
+    a, b = o.shapes
+    notes = []
+    if o.plan.attr("start_axis") != len(a) - len(b):
+        notes.append("the CPU plugin fails to compile Subtract, Divide, the comparisons, the logical and the "
+                     "bitwise ops with this axis (only Add, Multiply, Power, Maximum, Minimum, "
+                     "SquaredDifference and FloorMod work)")
+    if len(b) < len(a):
+        notes.append("the CPU plugin cannot run Mod with pdpd when B has the lower rank")
+    return "; ".join(notes) or None
+
+
+def _ov_bpdpd_stretch(o: Outcome):
+    e = o.error
+    if o.rule != "openvino-broadcast-pdpd" or e is None or e.kind != "dims":
+        return None
+    if e.dims[0] != 1 and e.dims[1] == 1:  # (data dim, target dim 1)
+        ov = _ov_broadcast_pdpd_shape(*e.shapes, dict(e.attrs).get("axis", -1))
+        if ov is not None:
+            return f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, larger than the target"
+    return None
+
+
+def _ov_broadcast_pdpd_shape(data, target, axis):
+    """OpenVINO's own shape inference for Broadcast pdpd (reference/openvino.md §3)."""
+    start = len(target) - len(data) if axis == -1 else axis
+    if start < 0 or len(data) < len(target) - start:
+        return None
+    out = list(target)
+    for i in range(start, len(target)):
+        d = data[i - start]
+        if d == 1:
+            continue
+        if target[i] == 1 or target[i] == d:
+            out[i] = d
+        else:
+            return None
+    return tuple(out)
+
+
+def _ov_bpdpd_short(o: Outcome):
+    if o.rule != "openvino-broadcast-pdpd" or not o.ok:
+        return None
+    data, target = o.shapes
+    start = o.plan.attr("start_axis")
+    if len(data) < len(target) - start:
+        return ("OpenVINO refuses this (\"Accessing out-of-range dimension\"): its shape inference needs data "
+                f"to reach the target's last axis, so data must be written {_fmt(data + (1,) * (len(target) - start - len(data)))}")
+    return None
+
+
+def _ov_explicit_dups(o: Outcome):
+    if o.rule != "explicit" or o.ok:
+        return None
+    axes = o.attrs.get("axes_mapping") or ()
+    if any(axes[i] == axes[i - 1] for i in range(1, len(axes))) and list(axes) == sorted(axes):
+        return ("OpenVINO accepts repeated axes_mapping entries (they pass its is_sorted check) and computes "
+                "inconsistent values: the CPU plugin and the reference disagree")
+    return None
+
+
+def _ov_select_reference(o: Outcome):
+    if o.rule != "openvino-select" or not o.ok or o.attrs.get("auto_broadcast") != "pdpd":
+        return None
+    if o.attrs.get("axis") == -1 and len(o.shapes[0]) != len(o.shapes[2]):
+        return ("openvino's reference evaluate (Model.evaluate) places cond with else's axis "
+                f"(rank(then) - rank(else) = {len(o.shapes[1]) - len(o.shapes[2])}) and computes wrong values; "
+                "the CPU plugin is right")
+    return None
+
+
+def _onnx_unchecked(o: Outcome):
+    e = o.error
+    if e is None:
+        return None
+    if o.rule == "onnx-gemm" and len(e.shapes) == 3 and 2 in e.operands:
+        return "onnx shape inference never checks Gemm's C: it infers (M, N) for this model without a word"
+    if o.rule == "unidirectional":
+        return "onnx shape inference never checks PRelu's slope: it infers X's shape for this model without a word"
+    return None
+
+
+def _ov_bidirectional_zero(o: Outcome):
+    if o.rule != "bidirectional" or not o.ok:
+        return None
+    data, target = o.shapes
+    n = len(o.plan.shape)
+    dpad = (1,) * (n - len(data)) + data
+    tpad = (1,) * (n - len(target)) + target
+    if any(d == 0 and t == 1 for d, t in zip(dpad, tpad)):
+        return ("OpenVINO's CPU plugin fails to compile this Broadcast (\"Input shape dimension equal 0 cannot "
+                "be broadcasted (numpy mode) to 1\") although its shape inference agrees")
+    return None
+
+
+def _ov_scalar_to_scalar(o: Outcome):
+    if o.rule in ("bidirectional", "unidirectional") and o.ok and all(len(s) == 0 for s in o.shapes):
+        return ("OpenVINO's CPU plugin crashes (segmentation fault) compiling a Broadcast of a scalar to the "
+                "target shape []")
+    return None
+
+
+_OV = "2026.4.1"
+_ORT = "1.31.1"
+_ONNX = "1.23.2"
+_NCNN = "1.0.20261020"
+
+DEVIATIONS: tuple[Deviation, ...] = (
+    Deviation(
+        "openvino-pdpd-trailing-ones", "openvino", _OV, ("pdpd", "openvino-select"),
+        "element-wise ops and Select with auto_broadcast=pdpd",
+        "B fits A from the axis only once its trailing 1s are ignored, e.g. A (2,3), B (3,1), axis 1",
+        "shape inference refuses: \"Argument shapes are inconsistent.\"",
+        "rule 5 of PDPD: trailing dims of size 1 of B are ignored, (3,1) => (3)",
+        "tests/test_deviations.py::test_openvino_pdpd_does_not_strip_trailing_ones", _ov_pdpd_trailing,
+    ),
+    Deviation(
+        "openvino-python-pdpd-axis0", "openvino", _OV, ("pdpd",),
+        "ops.add(...) and the other Python element-wise builders with auto_broadcast=\"pdpd\"",
+        "no axis attribute is given",
+        "the op gets axis 0 (the default AutoBroadcastSpec's), not -1",
+        "PDPD's default axis is -1, meaning rank(A) - rank(B)",
+        "tests/test_deviations.py::test_openvino_python_pdpd_defaults_axis_to_zero", _ov_python_pdpd_axis0,
+    ),
+    Deviation(
+        "openvino-cpu-pdpd-ops", "openvino (CPU plugin)", _OV, ("pdpd",),
+        "Subtract, Divide, comparisons, logical and bitwise ops, Mod with auto_broadcast=pdpd",
+        "axis != rank(A) - rank(B) (Mod: whenever rank(B) < rank(A))",
+        "compile_model fails (\"Argument shapes are inconsistent.\", \"Eltwise executor got invalid "
+        "input/output dims configuration\", \"Doesn't support broadcast type: pdpd\")",
+        "every element-wise op supports auto_broadcast=pdpd with any valid axis",
+        "tests/test_deviations.py::test_openvino_cpu_pdpd_subtract_fails", _ov_cpu_pdpd_ops,
+    ),
+    Deviation(
+        "openvino-select-reference-pdpd", "openvino (Model.evaluate)", _OV, ("openvino-select",),
+        "Select with auto_broadcast=pdpd, axis -1, cond and else of different ranks",
+        "always",
+        "the reference evaluate places cond with else's axis and returns wrong values",
+        "with axis -1 each input is placed at rank(then) - rank(input)",
+        "tests/test_deviations.py::test_openvino_select_reference_pdpd_cond_axis", _ov_select_reference,
+    ),
+    Deviation(
+        "openvino-broadcast-pdpd-stretches-target", "openvino", _OV, ("openvino-broadcast-pdpd",),
+        "Broadcast-1/3 mode pdpd",
+        "a target dim of 1 faces a data dim > 1",
+        "the output takes data's dim, so it is larger than target_shape",
+        "PDPD broadcasts data into the target only; the output is target_shape",
+        "tests/test_deviations.py::test_openvino_broadcast_pdpd_stretches_target", _ov_bpdpd_stretch,
+    ),
+    Deviation(
+        "openvino-broadcast-pdpd-short-data", "openvino", _OV, ("openvino-broadcast-pdpd",),
+        "Broadcast-1/3 mode pdpd",
+        "data ends before the target does (rank(data) < rank(target) - axis)",
+        "shape inference refuses: \"Accessing out-of-range dimension\"",
+        "data is a contiguous run of the target from the axis; axes after it are 1s",
+        "tests/test_deviations.py::test_openvino_broadcast_pdpd_short_data", _ov_bpdpd_short,
+    ),
+    Deviation(
+        "openvino-explicit-duplicate-axes", "openvino", _OV, ("explicit",),
+        "Broadcast-3 mode explicit",
+        "axes_mapping repeats an axis, e.g. [1, 1]",
+        "accepted (it passes is_sorted); the values are nonsense and CPU and reference disagree",
+        "axes_mapping maps each data axis to its own output axis, sorted",
+        "tests/test_deviations.py::test_openvino_explicit_accepts_duplicate_axes", _ov_explicit_dups,
+    ),
+    Deviation(
+        "openvino-cpu-bidirectional-zero", "openvino (CPU plugin)", _OV, ("bidirectional",),
+        "Broadcast-3 mode bidirectional",
+        "a data dim of 0 faces a target dim of 1, e.g. data (0,), target [2,1]",
+        "compile_model fails (\"Input shape dimension equal 0 cannot be broadcasted (numpy mode) to 1\")",
+        "numpy.array(data) * numpy.ones(target) has shape (2,0)",
+        "tests/test_deviations.py::test_openvino_cpu_bidirectional_zero", _ov_bidirectional_zero,
+    ),
+    Deviation(
+        "openvino-cpu-scalar-to-scalar", "openvino (CPU plugin)", _OV, ("bidirectional", "unidirectional"),
+        "Broadcast-3 modes numpy and bidirectional",
+        "scalar data and the target shape []",
+        "compile_model crashes the process (segmentation fault)",
+        "the output is a scalar",
+        "tests/test_deviations.py::test_openvino_cpu_scalar_to_scalar_crashes", _ov_scalar_to_scalar,
+    ),
+    Deviation(
+        "ncnn-garbage", "ncnn", _NCNN, ("ncnn",),
+        "BinaryOp with two blobs",
+        "a pair outside ncnn's broadcasting rules, e.g. A (2,3,4) with B (3,4)",
+        "returns 0 (success) and an output of the per-axis max shape, filled with clamped or out-of-bounds "
+        "values; no error is ever reported",
+        "binaryop-broadcasting.md lists the supported pairs; nothing else is defined",
+        "tests/test_deviations.py::test_ncnn_computes_garbage_silently", _ncnn_garbage,
+    ),
+    Deviation(
+        "ncnn-empty-blob", "ncnn", _NCNN, ("ncnn",),
+        "BinaryOp",
+        "an input has a 0-size dim",
+        "the process dies with SIGFPE",
+        "not defined by the spec; any error would be expected, not a crash",
+        "tests/test_deviations.py::test_ncnn_empty_blob_crashes", _ncnn_empty,
+    ),
+    Deviation(
+        "onnxruntime-prelu-bidirectional", "onnxruntime", _ORT, ("unidirectional",),
+        "PRelu",
+        "the slope is not unidirectionally broadcastable to X but numpy-broadcastable with it, "
+        "e.g. X (3,1), slope (1,4)",
+        "runs and returns the two-way broadcast shape, (3,4)",
+        "PRelu's slope is unidirectionally broadcast to X; the output has X's shape",
+        "tests/test_deviations.py::test_onnxruntime_prelu_broadcasts_both_ways", _prelu_numpy,
+    ),
+    Deviation(
+        "reference-prelu-bidirectional", "onnx.reference.ReferenceEvaluator", _ONNX, ("unidirectional",),
+        "PRelu",
+        "the slope is not unidirectionally broadcastable to X but numpy-broadcastable with it",
+        "returns the two-way broadcast shape",
+        "PRelu's slope is unidirectionally broadcast to X; the output has X's shape",
+        "tests/test_deviations.py::test_reference_prelu_broadcasts_both_ways", _prelu_numpy,
+    ),
+    Deviation(
+        "reference-prelu-axis-fallback", "onnx.reference.ReferenceEvaluator", _ONNX, ("unidirectional",),
+        "PRelu",
+        "numpy broadcasting fails and the 1-D slope's length occurs exactly once in X's shape, "
+        "e.g. X (2,3,4,5), slope (3,)",
+        "applies the slope along that axis instead of failing",
+        "PRelu's slope is unidirectionally broadcast to X (right-aligned)",
+        "tests/test_deviations.py::test_reference_prelu_axis_fallback", _reference_prelu_fallback,
+    ),
+    Deviation(
+        "onnx-shape-inference-unchecked", "onnx.shape_inference", _ONNX, ("onnx-gemm", "unidirectional"),
+        "Gemm's C and PRelu's slope",
+        "C is not broadcastable to (M, N), or the slope not to X",
+        "infer_shapes (strict mode too) infers (M, N) or X's shape and reports nothing",
+        "C and the slope are unidirectionally broadcastable, else the model is invalid",
+        "tests/test_deviations.py::test_onnx_shape_inference_does_not_check_gemm_c_or_prelu_slope",
+        _onnx_unchecked,
+    ),
+    Deviation(
+        "onnxruntime-no-legacy-opsets", "onnxruntime", _ORT, ("onnx-legacy",),
+        "Add, Sub, Mul, Div, Pow, And, Or, Xor, Equal, Greater, Less, Gemm, PRelu at opset 1-6",
+        "always",
+        "NOT_IMPLEMENTED: \"Could not find an implementation for Add(6) node\"",
+        "opset 1-6 models are valid ONNX with the legacy broadcast/axis semantics",
+        "tests/test_deviations.py::test_onnxruntime_does_not_run_legacy_opsets", _ort_no_legacy,
+    ),
+    Deviation(
+        "reference-legacy-ignores-broadcast", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-legacy",),
+        "Add-1/Add-6 and the other legacy broadcasting ops",
+        "broadcast/axis change the result (an axis, broadcast=0 with different shapes, B larger than A)",
+        "ignores broadcast and axis and applies numpy broadcasting",
+        "the legacy rule: B's dims EQUAL A's from axis; broadcast=0 needs identical shapes",
+        "tests/test_deviations.py::test_reference_ignores_legacy_broadcast_axis", _reference_legacy_numpy,
+    ),
+    Deviation(
+        "onnx-version-converter-axis", "onnx.version_converter", _ONNX, ("onnx-legacy",),
+        "convert_version from opset 6 to 7+ of Add/Sub/Mul/Div with broadcast=1",
+        "0 < axis < rank(A) - rank(B)",
+        "unsqueezes rank(A) - rank(B) trailing 1s into B instead of rank(A) - rank(B) - axis, then fails "
+        "assert_numpy_multibroadcastable",
+        "the opset-7 model must compute what the legacy rule computes",
+        "tests/test_deviations.py::test_onnx_version_converter_axis", _converter_axis,
+    ),
+)
+
+_ids = [d.id for d in DEVIATIONS]
+assert len(_ids) == len(set(_ids)), "deviation ids must be unique"
+
+
+def findings_for(result: Plan | BroadcastError) -> list[Finding]:
+    """The deviations that bear on a plan or a broadcast error, with their notes."""
+    outcome = Outcome.of(result)
+    out = []
+    for dev in DEVIATIONS:
+        if outcome.rule not in dev.rules:
+            continue
+        note = dev.check(outcome)
+        if note:
+            out.append(Finding(dev, note))
+    return out
+
+
+def applicable(*shapes, rule: str = "numpy", **attrs) -> list[Finding]:
+    """The deviations that bear on ``shapes`` under ``rule`` (see :func:`bcast.infer`)."""
+    return findings_for(_try(rule, *shapes, **attrs))
