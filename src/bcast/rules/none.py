@@ -10,6 +10,7 @@ Source: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
 
 from __future__ import annotations
 
+from ..dims import same
 from ._base import Ctx, register, right_aligned
 
 REASON = "auto_broadcast none: every input must have the same shape (no broadcasting)"
@@ -31,6 +32,7 @@ def plan(ctx: Ctx):
                 kind="rank", operands=(0, i), alignment=tuple(maps), out_rank=out_rank,
             )
         for ax in range(len(s) - 1, -1, -1):
-            if s[ax] != first[ax]:
-                raise ctx.dims_error((0, ax), (i, ax), ax, len(s), first[ax], s[ax], REASON, maps)
+            if not same(s[ax], first[ax]):
+                out_ax = out_rank - len(s) + ax
+                raise ctx.dims_error((0, ax), (i, ax), out_ax, out_rank, first[ax], s[ax], REASON, maps)
     return ctx.plan(first, maps)
