@@ -165,3 +165,13 @@ def test_console_script_and_help():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     r = subprocess.run(exe + ["compare", "2,3,4,5", "3,4"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "ncnn" in r.stdout
+
+
+def test_closed_pipe_is_quiet():
+    # `bcast deviations | head -1`: no traceback, no "Exception ignored" noise
+    p = subprocess.Popen([sys.executable, "-m", "bcast", "deviations"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
+    assert p.returncode in (0, 141)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -280,9 +281,21 @@ def main(argv=None, out=None) -> int:
     try:
         if args.command in ("shape", "explain"):
             get_rule(args.rule)
-            return _cmd_shape_or_explain(args, out)
-        return {"compare": _cmd_compare, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
+            code = _cmd_shape_or_explain(args, out)
+        else:
+            code = {"compare": _cmd_compare, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
+        out.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
     except InputError as e:
         print(f"bcast {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `bcast compare ... | head`: stop quietly, as a shell tool does
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 128 + 13
+    except KeyboardInterrupt:
+        return 128 + 2
 
