@@ -7,8 +7,7 @@ shape, so the numpy case is one-way (slope into data).  ONNX PRelu differs: it
 is plain ``unidirectional`` (a 1-D slope of length data[1] lands on the LAST
 axis), which is openvino#35958.
 
->>> from bcast import result_shape
->>> infer = __import__("bcast").infer
+>>> from bcast import infer
 >>> infer((1, 3, 2, 3), (3,), rule="openvino-prelu").aligned_shape(1)   # per channel
 (1, 3, 1, 1)
 >>> infer((1, 3, 2, 3), (3,), rule="unidirectional").aligned_shape(1)   # ONNX

@@ -1,0 +1,54 @@
+"""The README's command examples are real: each `$ bcast ...` block without an
+ellipsis prints exactly what the README shows."""
+
+import io
+import pathlib
+import re
+import shlex
+
+import pytest
+
+from bcast.cli import main
+
+README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _examples():
+    text = README.read_text(encoding="utf-8")
+    for block in re.findall(r"```\n(.*?)```", text, re.S):
+        if not block.startswith("$ bcast") or "..." in block:
+            continue
+        for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
+            if chunk.strip():
+                command, _, expected = chunk.partition("\n")
+                yield command[2:], expected
+
+
+EXAMPLES = list(_examples())
+
+
+def test_readme_has_examples():
+    assert len(EXAMPLES) >= 4
+
+
+@pytest.mark.parametrize("command, expected", EXAMPLES, ids=[c for c, _ in EXAMPLES])
+def test_readme_example(command, expected):
+    out = io.StringIO()
+    main(shlex.split(command)[1:], out=out)
+    assert out.getvalue().rstrip("\n") == expected.rstrip("\n")
+
+
+def test_quick_start_has_two_command_lines():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"## Quick start\n+```\n(.*?)```", text, re.S).group(1)
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert len(lines) == 2
+    assert "bcast compare" in lines[0] and "pytest" in lines[1] and ".[test]" in lines[1]
+
+
+def test_every_rule_is_in_the_readme_table():
+    import bcast
+
+    text = README.read_text(encoding="utf-8")
+    for name in bcast.RULES:
+        assert f"| `{name}` |" in text, name
