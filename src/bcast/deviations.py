@@ -121,7 +121,10 @@ def _ncnn_garbage(o: Outcome):
 def _ncnn_empty(o: Outcome):
     e = o.error
     if o.rule == "ncnn" and e is not None and e.kind == "unsupported" and any(0 in s for s in e.shapes):
-        return "ncnn's BinaryOp kills the process (SIGFPE) on an empty blob instead of reporting an error"
+        if any(0 in s and len(s) >= 2 for s in e.shapes):
+            return "ncnn's BinaryOp kills the process (SIGFPE) on an empty blob instead of reporting an error"
+        return ("ncnn's BinaryOp returns 0 (success) and a non-empty output for an empty 1-D blob "
+                "(e.g. (0,) with (1,) gives (1,))")
     return None
 
 
@@ -170,14 +173,18 @@ def _converter_axis(o: Outcome):
 
 
 def _ov_python_pdpd_axis0(o: Outcome):
-    if o.rule != "pdpd" or o.attrs.get("axis") != -1:
+    if o.rule not in ("pdpd", "openvino-broadcast-pdpd") or o.attrs.get("axis") != -1:
         return None
-    a, b = o.shapes
-    if len(a) == len(b) or len(b) > len(a):
+    big, small = o.shapes if o.rule == "pdpd" else o.shapes[::-1]  # (A, B) or (data, target)
+    if len(big) <= len(small):
         return None
-    at0 = _try("pdpd", a, b, axis=0)
-    return ("openvino's Python ops (e.g. ops.add(a, b, auto_broadcast=\"pdpd\")) use axis 0, not -1, "
-            f"so there this pair gives {_verdict(at0)}; pass the axis explicitly")
+    at0 = _try(o.rule, *o.shapes, axis=0)
+    if o.rule == "pdpd":
+        how = "ops.add(a, b, auto_broadcast=\"pdpd\") and the other element-wise builders use"
+    else:
+        how = "ops.broadcast(data, target, broadcast_spec=\"pdpd\") uses"
+    return (f"openvino's Python {how} axis 0, not -1, so there these shapes give {_verdict(at0)}; "
+            "pass the axis explicitly")
 
 
 def _reference_legacy_numpy(o: Outcome):
@@ -309,8 +316,9 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "tests/test_deviations.py::test_openvino_pdpd_does_not_strip_trailing_ones", _ov_pdpd_trailing,
     ),
     Deviation(
-        "openvino-python-pdpd-axis0", "openvino", _OV, ("pdpd",),
-        "ops.add(...) and the other Python element-wise builders with auto_broadcast=\"pdpd\"",
+        "openvino-python-pdpd-axis0", "openvino", _OV, ("pdpd", "openvino-broadcast-pdpd"),
+        "ops.add(...) and the other Python element-wise builders with auto_broadcast=\"pdpd\"; "
+        "ops.broadcast(..., broadcast_spec=\"pdpd\")",
         "no axis attribute is given",
         "the op gets axis 0 (the default AutoBroadcastSpec's), not -1",
         "PDPD's default axis is -1, meaning rank(A) - rank(B)",
@@ -386,7 +394,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "ncnn-empty-blob", "ncnn", _NCNN, ("ncnn",),
         "BinaryOp",
         "an input has a 0-size dim",
-        "the process dies with SIGFPE",
+        "the process dies with SIGFPE (e.g. (0,3) with (1,3)); with 1-D blobs it returns 0 and a wrong, "
+        "non-empty output ((0,) with (1,) gives (1,))",
         "not defined by the spec; any error would be expected, not a crash",
         "tests/test_deviations.py::test_ncnn_empty_blob_crashes", _ncnn_empty,
     ),

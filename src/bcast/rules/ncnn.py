@@ -13,7 +13,7 @@ side):
   the opposite of numpy.
 
 ncnn never reports an error: for any other pair it returns 0 and writes
-garbage (and crashes on empty blobs).  This rule refuses every such pair and
+garbage (and crashes, or misbehaves, on empty blobs).  This rule refuses every such pair and
 says so.
 
 >>> from bcast import result_shape
@@ -65,8 +65,8 @@ def plan(ctx: Ctx):
             )
         if 0 in s:
             raise ctx.error(
-                f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp crashes on an empty blob "
-                "(SIGFPE in ncnn 1.0.20261020)",
+                f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp mishandles an empty blob "
+                "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
     if not A and not B:
