@@ -11,9 +11,10 @@ matching is assumed.  1-dim expansion doesn't work yet."  The executable form
 is Caffe2's ``ComputeLegacyBroadcastSizes`` (reference/onnx_paddle_xla.md):
 
 - ``broadcast=0`` (the default): the shapes must be identical.
-- ``broadcast=1``: rank(B) <= rank(A); ``axis`` unset or -1 means
-  rank(A) - rank(B), else ``0 <= axis <= rank(A) - rank(B)``; a B of one element
-  always fits; otherwise B's leading and trailing 1s are ignored and its
+- ``broadcast=1``: rank(B) <= rank(A); a B of one element is a scalar and
+  fits whatever ``axis`` says (Caffe2 checks the element count first);
+  otherwise ``axis`` unset or -1 means rank(A) - rank(B), else
+  ``0 <= axis <= rank(A) - rank(B)``, and B's leading and trailing 1s are ignored and its
   remaining dims must EQUAL A's from ``axis`` (a 1 in the middle does not
   stretch).  The output is A's shape.
 
@@ -54,6 +55,9 @@ def plan(ctx: Ctx):
             f"B has rank {rb}, more than A's rank {ra}: the legacy rule broadcasts B to A only",
             kind="rank", alignment=(right_aligned(A, rb), tuple(range(rb))), out_rank=rb,
         )
+    if all(is_one(d) for d in B):  # one element: a scalar wherever it goes, axis is not looked at
+        maps = [tuple(range(ra)), right_aligned(B, ra)]
+        return ctx.plan(A, maps, start_axis=ra - rb)
     axis = ctx.attrs["axis"]
     start = ra - rb if axis is None or axis == -1 else axis
     if not 0 <= start <= ra - rb:
@@ -64,13 +68,10 @@ def plan(ctx: Ctx):
         )
     maps = [tuple(range(ra)), tuple(range(start, start + rb))]
     lo, hi = 0, rb
-    if not all(is_one(d) for d in B):  # a B of one element fits anywhere
-        while is_one(B[lo]):
-            lo += 1
-        while is_one(B[hi - 1]):
-            hi -= 1
-    else:
-        lo = hi
+    while is_one(B[lo]):
+        lo += 1
+    while is_one(B[hi - 1]):
+        hi -= 1
     for k in range(hi - 1, lo - 1, -1):
         ax = start + k
         if not same(B[k], A[ax]):
