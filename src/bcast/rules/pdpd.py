@@ -53,9 +53,9 @@ def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
     while kept and is_one(B[kept - 1]):
         kept -= 1  # rule 5: trailing 1s of B are ignored
     if start + kept > ra:
-        core = format_shape(B[:kept])
+        core = f" (ignoring its trailing 1s: {format_shape(B[:kept])})" if kept < rb else ""
         raise ctx.error(
-            f"axis {start} does not fit: {nb} (ignoring its trailing 1s: {core}) placed at axis {start} "
+            f"axis {start} does not fit: {nb}{core} placed at axis {start} "
             f"of {na} needs rank {start + kept}, {na} has rank {ra}",
             kind="attribute", operands=pair,
         )
