@@ -11,11 +11,14 @@ fires (through :func:`bcast.deviations.applicable`) on the very cases its test
 runs, which are taken from ``CASES``.
 
 Cases that kill the process (ncnn on an empty blob, OpenVINO compiling a
-scalar Broadcast to []) run in a subprocess, judged by its return code.
+scalar Broadcast to []) run in a subprocess, judged by its return code; so do
+runs that read memory they should not (OpenVINO's CPU plugin on a Broadcast
+pdpd whose data runs past the target, on a PRelu with an unchecked slope).
 """
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -48,12 +51,33 @@ CASES = {
     ],
     "openvino-broadcast-pdpd-stretches-target": [
         (((3,), (2, 1)), dict(rule="openvino-broadcast-pdpd", axis=-1)),
+        (((0,), (2, 1)), dict(rule="openvino-broadcast-pdpd", axis=-1)),  # the output is smaller
+    ],
+    "openvino-broadcast-pdpd-long-data": [
+        (((3, 5), (2, 3)), dict(rule="openvino-broadcast-pdpd", axis=1)),
+        (((5,), (2, 3)), dict(rule="openvino-broadcast-pdpd", axis=7)),
+        (((1,), ()), dict(rule="openvino-broadcast-pdpd", axis=0)),
+        (((3, 1), (3, 3)), dict(rule="openvino-broadcast-pdpd", axis=1)),  # valid: the extra dim is a trailing 1
+    ],
+    "openvino-pdpd-zero-size": [
+        (((0,), (1,)), dict(rule="pdpd", axis=-1)),  # a 1 facing a 0: refused
+        (((2, 0), (1, 1)), dict(rule="pdpd", axis=0)),
+        (((1,), (2, 0), (0,)), dict(rule="openvino-select", auto_broadcast="pdpd", axis=-1)),
+        (((2, 1), (0,)), dict(rule="pdpd", axis=-1)),  # a 0 facing a 1: accepted, (2,0)
+        (((0,), (1, 1), (0,)), dict(rule="openvino-select", auto_broadcast="pdpd", axis=-1)),  # (1,0)
+    ],
+    "openvino-explicit-scalar-axes": [
+        (((), (1, 3)), dict(rule="explicit", axes_mapping=[0])),
     ],
     "openvino-broadcast-pdpd-short-data": [
         (((3,), (2, 3, 6)), dict(rule="openvino-broadcast-pdpd", axis=1)),
     ],
     "openvino-explicit-duplicate-axes": [
         (((1, 3), (2, 3, 4)), dict(rule="explicit", axes_mapping=[1, 1])),
+    ],
+    "openvino-prelu-unchecked": [
+        (((3, 1), (1, 4)), dict(rule="openvino-prelu")),
+        (((2, 1), (3,)), dict(rule="openvino-prelu")),
     ],
     "openvino-cpu-bidirectional-zero": [
         (((0,), (2, 1)), dict(rule="bidirectional")),
@@ -92,6 +116,8 @@ CASES = {
     ],
     "onnx-version-converter-axis": [
         (((2, 3, 4, 5), (3, 4)), dict(rule="onnx-legacy", broadcast=1, axis=1)),
+        (((2, 3, 4, 5), (5,)), dict(rule="onnx-legacy", broadcast=1, axis=-1)),
+        (((2, 3, 4, 5), (2, 3)), dict(rule="onnx-legacy", broadcast=1, axis=0)),
     ],
 }
 
@@ -326,22 +352,26 @@ def test_openvino_select_reference_pdpd_cond_axis():
 def test_openvino_broadcast_pdpd_stretches_target():
     ov, ops, nf = _ov()
     dev = "openvino-broadcast-pdpd-stretches-target"
-    (d_shape, target), attrs = _case(dev)
-    _expect_error(dev)  # data 3 cannot go into a target dim of 1
-    data = _param(ops, d_shape, "data")
-    try:
-        node = _broadcast_pdpd(nf, ops, data, target, attrs["axis"])
-    except RuntimeError as e:
-        _fixed(dev, ov, f"Broadcast pdpd of data {d_shape} to target {list(target)} is refused: {_last_line(e)}")
-    out = tuple(node.get_output_partial_shape(0).to_shape())
-    if out == tuple(target):
-        _fixed(dev, ov, f"Broadcast pdpd of data {d_shape} to target {list(target)} gives the target shape")
-    assert out == (2, 3), out
-    D = np.array([1, 2, 3], np.float32)
-    got = _cpu(ov, ov.Model([node.output(0)], [data], "b"), [D])
-    np.testing.assert_array_equal(got, np.broadcast_to(D, (2, 3)))
-    (finding,) = [f for f in applicable(d_shape, target, **attrs) if f.deviation.id == dev]
-    assert "(2,3)" in finding.note, finding.note
+    # data 3 cannot go into a target dim of 1, nor can data 0: OpenVINO gives (2,3), larger than the
+    # target, and (2,0), smaller
+    for i, want in enumerate([(2, 3), (2, 0)]):
+        (d_shape, target), attrs = _case(dev, i)
+        _expect_error(dev, i)
+        data = _param(ops, d_shape, "data")
+        try:
+            node = _broadcast_pdpd(nf, ops, data, target, attrs["axis"])
+        except RuntimeError as e:
+            _fixed(dev, ov, f"Broadcast pdpd of data {d_shape} to target {list(target)} is refused: {_last_line(e)}")
+        out = tuple(node.get_output_partial_shape(0).to_shape())
+        if out == tuple(target):
+            _fixed(dev, ov, f"Broadcast pdpd of data {d_shape} to target {list(target)} gives the target shape")
+        assert out == want, out
+        (finding,) = [f for f in applicable(d_shape, target, **attrs) if f.deviation.id == dev]
+        assert bcast.format_shape(want) in finding.note, finding.note
+        if i == 0:  # the CPU plugin computes the stretched output
+            D = np.array([1, 2, 3], np.float32)
+            got = _cpu(ov, ov.Model([node.output(0)], [data], "b"), [D])
+            np.testing.assert_array_equal(got, np.broadcast_to(D, (2, 3)))
 
 
 def test_openvino_broadcast_pdpd_short_data():
@@ -367,6 +397,185 @@ def test_openvino_broadcast_pdpd_short_data():
     np.testing.assert_array_equal(got, _aligned(plan, [D, np.zeros(target)])[0])
 
 
+_OV_BPDPD_CPU = """
+import json, numpy as np, openvino as ov, openvino.opset16 as ops
+from openvino.utils.node_factory import NodeFactory
+nf = NodeFactory()
+for data_shape, target, axis in {cases!r}:
+    d = ops.parameter(list(data_shape), np.float32, name="d")
+    t = ov.op.Constant(np.asarray(target, np.int64).reshape(-1))
+    n = nf.create("Broadcast", [d.output(0), t.output(0)], {{"mode": "pdpd", "mode.mode.axis": axis}})
+    x = np.arange(1, 1 + int(np.prod(data_shape)), dtype=np.float32).reshape(data_shape)
+    try:
+        y = ov.Core().compile_model(ov.Model([n.output(0)], [d], "b"), "CPU")([x])[0]
+        out = {{"shape": list(y.shape), "values": y.ravel().tolist()}}
+    except RuntimeError as e:
+        out = {{"error": [ln for ln in str(e).splitlines() if ln.strip()][-1]}}
+    print(json.dumps(out), flush=True)
+"""
+
+
+def _child_json(code: str):
+    p = _run_child(code)
+    assert p.returncode == 0, (
+        f"the child died ({_signal_name(p.returncode) if p.returncode < 0 else p.returncode}): "
+        f"{p.stderr.strip()[-500:]}")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def test_openvino_broadcast_pdpd_long_data():
+    ov, ops, nf = _ov()
+    dev = "openvino-broadcast-pdpd-long-data"
+    from openvino.utils.node_factory import NodeFactory
+
+    f1 = NodeFactory("opset1")  # Broadcast-1 has its own attribute key for the axis
+    cases = CASES[dev]
+    # Shape inference (Broadcast-3 and Broadcast-1) ignores data's dims past the target's last axis.
+    for i, ((d_shape, target), attrs) in enumerate(cases):
+        if i < 3:
+            _expect_error(dev, i)  # rank(data) > rank(target) - axis with dims that are not trailing 1s
+        else:
+            plan = _plan(dev, i)  # rule 5: (3,1) is read as (3), placed at axis 1
+            assert plan.shape == target and plan.aligned_shape(0) == (1, 3)
+        tgt = ov.op.Constant(np.asarray(target, np.int64).reshape(-1)).output(0)  # [] too
+        for version in (3, 1):
+            ins = [_param(ops, d_shape, "d").output(0), tgt]
+            try:
+                if version == 3:
+                    node = nf.create("Broadcast", ins, {"mode": "pdpd", "mode.mode.axis": attrs["axis"]})
+                else:  # with the dummy axes input Broadcast-1 adds itself
+                    ins.append(ov.op.Constant(np.array(0, dtype=np.uint8)).output(0))
+                    node = f1.create("Broadcast", ins, {"mode": "pdpd", "mode.auto_broadcast_axis": attrs["axis"]})
+            except RuntimeError as e:
+                _fixed(dev, ov, f"Broadcast-{version} pdpd axis {attrs['axis']} of data {d_shape} to target "
+                                f"{list(target)} is refused: {_last_line(e)}")
+            out = tuple(node.get_output_partial_shape(0).to_shape())
+            assert out == target, f"Broadcast-{version} {d_shape} -> {list(target)}: {out}"
+        (finding,) = [f for f in applicable(d_shape, target, **attrs) if f.deviation.id == dev]
+        assert bcast.format_shape(target) in finding.note, finding.note
+
+    # The CPU plugin ignores the axis and aligns data with the target's end (as numpy does).  In a child:
+    # where that placement does not fit it reads memory it should not.
+    runs = _child_json(_OV_BPDPD_CPU.format(cases=[(s[0], s[1], a["axis"]) for s, a in cases]
+                                            + [((3,), (3, 3), 1)]))  # the workaround for the last case
+    assert len(runs) == len(cases) + 1, runs
+    for i in (0, 1):  # (3,5) and (5,) aligned with the end of (2,3): 3 > 2, 5 > 3
+        assert "Tile with non-positive repeats" in runs[i].get("error", ""), runs[i]
+    assert runs[2] == {"shape": [], "values": [1.0]}, runs[2]  # (1,) into [] runs
+    (d_shape, target), attrs = cases[3]
+    D = np.arange(1, 4, dtype=np.float32).reshape(d_shape)
+    spec = _aligned(bcast.infer(d_shape, target, **attrs), [D, np.zeros(target)])[0]  # D along axis 1
+    cpu = np.array(runs[3]["values"], np.float32).reshape(runs[3]["shape"])
+    if np.array_equal(cpu, spec):
+        _fixed(dev, ov, f"the CPU plugin computes Broadcast pdpd axis 1 of data {d_shape} to {list(target)} "
+                        "as the spec says")
+    np.testing.assert_array_equal(cpu, np.broadcast_to(D, target))  # D along axis 0: aligned with the end
+    # The note's workaround, data without the trailing 1, is right.
+    fixed_data = np.array(runs[4]["values"], np.float32).reshape(runs[4]["shape"])
+    np.testing.assert_array_equal(fixed_data, spec)
+    (finding,) = [f for f in applicable(d_shape, target, **attrs) if f.deviation.id == dev]
+    assert "as (3,1)" in finding.note and "reshape data to (3,)" in finding.note, finding.note
+
+
+def test_openvino_pdpd_zero_size():
+    ov, ops, nf = _ov()
+    dev = "openvino-pdpd-zero-size"
+    # What OpenVINO's shape inference gives for each case: a refusal, or the shape (not A's, then's)
+    ov_says = [None, None, None, (2, 0), (1, 0)]
+    fixed = []
+    for i, ((shapes, attrs), want) in enumerate(zip(CASES[dev], ov_says)):
+        select = attrs["rule"] == "openvino-select"
+        names = ("cond", "then", "else") if select else ("A", "B")
+        where = f"{'Select' if select else 'Add'} pdpd axis {attrs['axis']} of " + ", ".join(
+            f"{n} {s}" for n, s in zip(names, shapes))
+        if want is None:  # the spec (and bcast) accept a 1 facing a 0, with A's (then's) shape
+            assert _plan(dev, i).shape == shapes[1 if select else 0]
+        else:  # and refuse a 0 facing a 1 (only B stretches)
+            _expect_error(dev, i)
+        params = [_param(ops, s, n, np.bool_ if select and k == 0 else np.float32)
+                  for k, (n, s) in enumerate(zip(names, shapes))]
+        try:
+            got = tuple(_pdpd(nf, "Select" if select else "Add", params, attrs["axis"])
+                        .get_output_partial_shape(0).to_shape())
+        except RuntimeError as e:
+            got = _last_line(e)
+        (finding,) = [f for f in applicable(*shapes, **attrs) if f.deviation.id == dev]
+        if want is None:
+            if isinstance(got, tuple):
+                fixed.append(f"{where} is accepted: {got}")
+            else:
+                assert "inconsistent" in got or "not broadcastable" in got, got
+                assert "refuses" in finding.note, finding.note
+        elif got != want:
+            fixed.append(f"{where} gives {got}, not {want}")
+        else:
+            assert bcast.format_shape(want) in finding.note, finding.note
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+def test_openvino_explicit_scalar_with_one_axis():
+    ov, ops, nf = _ov()
+    dev = "openvino-explicit-scalar-axes"
+    (d_shape, target), attrs = _case(dev)
+    _expect_error(dev)  # one axes_mapping entry for a rank-0 data
+    assert bcast.infer(d_shape, target, rule="explicit", axes_mapping=[]).shape == target  # the spec's way
+    data = _param(ops, d_shape, "data")
+    axes = np.array(attrs["axes_mapping"], np.int64)
+    try:
+        node = ops.broadcast(data, np.array(target, np.int64), axes, broadcast_spec="explicit")
+    except RuntimeError as e:
+        _fixed(dev, ov, f"Broadcast explicit of scalar data to {list(target)} with axes_mapping {list(axes)} is "
+                        f"refused: {_last_line(e)}")
+    assert tuple(node.get_output_partial_shape(0).to_shape()) == target
+    got = _cpu(ov, ov.Model([node.output(0)], [data], "scalar"), [np.array(7.0, np.float32)])
+    np.testing.assert_array_equal(got, np.full(target, 7.0, np.float32))
+    # The scalar counts as one dim of 1: onto a target dim of 2 it is refused, as a (1,) would be.
+    with pytest.raises(RuntimeError, match="Expected 1. Got 2"):
+        ops.broadcast(_param(ops, (), "d"), np.array([2, 3], np.int64), axes, broadcast_spec="explicit")
+    assert not [f for f in applicable((), (2, 3), rule="explicit", axes_mapping=[0]) if f.deviation.id == dev]
+
+
+_OV_PRELU_CPU = """
+import json, numpy as np, openvino as ov, openvino.opset16 as ops
+for x_shape, s_shape in {cases!r}:
+    x = ops.parameter(list(x_shape), np.float32, name="x")
+    s = ops.parameter(list(s_shape), np.float32, name="s")
+    n = ops.prelu(x, s)
+    X = -np.arange(1, 1 + int(np.prod(x_shape)), dtype=np.float32).reshape(x_shape)  # all negative
+    S = 10 * np.arange(1, 1 + int(np.prod(s_shape)), dtype=np.float32).reshape(s_shape)
+    out = {{"inferred": list(n.get_output_partial_shape(0).to_shape())}}
+    try:
+        y = ov.Core().compile_model(ov.Model([n.output(0)], [x, s], "prelu"), "CPU")([X, S])[0]
+        out.update(shape=list(y.shape), values=y.ravel().tolist())
+    except RuntimeError as e:
+        out["error"] = [ln for ln in str(e).splitlines() if ln.strip()][-1]
+    print(json.dumps(out), flush=True)
+"""
+
+
+def test_openvino_prelu_slope_unchecked():
+    ov = pytest.importorskip("openvino")
+    dev = "openvino-prelu-unchecked"
+    cases = CASES[dev]
+    for i in range(len(cases)):
+        _expect_error(dev, i)  # neither per channel nor numpy-broadcastable into data
+    runs = _child_json(_OV_PRELU_CPU.format(cases=[shapes for shapes, _ in cases]))
+    assert len(runs) == len(cases), runs
+    for ((x_shape, s_shape), attrs), run in zip(cases, runs):
+        where = f"PRelu of data {x_shape} with slope {s_shape}"
+        assert tuple(run["inferred"]) == x_shape, f"{where}: shape inference gives {run['inferred']}"
+        if "error" in run:
+            _fixed(dev, ov, f"{where} no longer runs on the CPU plugin: {run['error']}")
+        assert tuple(run["shape"]) == x_shape, run
+        X = -np.arange(1, 1 + int(np.prod(x_shape)), dtype=np.float32).reshape(x_shape)
+        last = 10 * float(np.prod(s_shape))  # the slope's last element
+        np.testing.assert_array_equal(np.array(run["values"], np.float32).reshape(x_shape), X * last,
+                                      err_msg=f"{where}: expected every element times the slope's last one")
+        (finding,) = [f for f in applicable(x_shape, s_shape, **attrs) if f.deviation.id == dev]
+        assert "compiles and runs" in finding.note and bcast.format_shape(x_shape) in finding.note, finding.note
+
+
 def test_openvino_explicit_accepts_duplicate_axes():
     ov, ops, nf = _ov()
     dev = "openvino-explicit-duplicate-axes"
@@ -386,6 +595,12 @@ def test_openvino_explicit_accepts_duplicate_axes():
     if np.array_equal(cpu, ref):
         _fixed(dev, ov, f"Broadcast explicit with axes_mapping {list(axes)} is accepted and the CPU plugin and "
                         "the reference now agree")
+    # Where the mapping is wrong in another way too, OpenVINO refuses it, and the registry does not list it.
+    for d2, t2, a2 in [((1,), (1,), [0, 0]), ((3, 4), (2, 3, 4), [1, 1])]:  # length != rank; 4 vs target 3
+        with pytest.raises(RuntimeError):
+            ops.broadcast(_param(ops, d2, "d"), np.array(t2, np.int64), np.array(a2, np.int64),
+                          broadcast_spec="explicit")
+        assert not [f for f in applicable(d2, t2, rule="explicit", axes_mapping=a2) if f.deviation.id == dev]
 
 
 def test_openvino_cpu_bidirectional_zero():
@@ -715,6 +930,7 @@ def test_onnx_version_converter_axis():
     from onnx import version_converter
 
     dev = "onnx-version-converter-axis"
+    _converter_axis_minus_one_and_zero()
     (a_shape, b_shape), attrs = _case(dev)
     plan = _plan(dev)
     model = _legacy_add(a_shape, b_shape, attrs)
@@ -736,6 +952,36 @@ def test_onnx_version_converter_axis():
     if y.shape == legacy.shape and np.allclose(y, legacy):
         _fixed(dev, onnx, f"convert_version(Add-6 broadcast=1 axis=1, A {a_shape}, B {b_shape}, 7) "
                           "now gives a model that computes the legacy result")
+
+
+def _converter_axis_minus_one_and_zero():
+    """The record's other two cases: axis -1 is read literally; axis 0 loses a type."""
+    onnx, _ = _onnx()
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import version_converter
+
+    dev = "onnx-version-converter-axis"
+    (a_shape, b_shape), attrs = _case(dev, 1)
+    assert attrs["axis"] == -1 and _plan(dev, 1).aligned_shape(1) == (1, 1, 1, 5)
+    with pytest.raises(RuntimeError, match="assert_numpy_multibroadcastable"):
+        version_converter.convert_version(_legacy_add(a_shape, b_shape, attrs), 7)
+
+    (a_shape, b_shape), attrs = _case(dev, 2)
+    assert attrs["axis"] == 0
+    converted = version_converter.convert_version(_legacy_add(a_shape, b_shape, attrs), 7)
+    try:
+        _ort_session(ort, converted)
+    except Exception as e:  # noqa: BLE001 - onnxruntime's own exception types
+        assert "Invalid tensor data type 0" in str(e), str(e)
+    else:
+        _fixed(dev, onnx, "convert_version(Add-6 axis=0) now gives a model onnxruntime loads")
+    # with the bad value_info dropped, the converted graph computes the legacy result
+    del converted.graph.value_info[:]
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal(a_shape).astype(np.float32)
+    B = rng.standard_normal(b_shape).astype(np.float32)
+    y = _ort_session(ort, converted).run(None, {"A": A, "B": B})[0]
+    np.testing.assert_allclose(y, np.add(*_aligned(_plan(dev, 2), [A, B])), rtol=1e-6)
 
 
 # -- the registry and these tests ------------------------------------------------

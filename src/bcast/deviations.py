@@ -162,14 +162,15 @@ def _converter_axis(o: Outcome):
         return None
     a, b = o.shapes
     axis = o.attrs.get("axis")
-    if axis is None or axis == -1:
-        return None
     gap = len(a) - len(b)
-    if 0 < axis < gap:
-        return (f"onnx's 6->7 version converter unsqueezes {gap} trailing 1s into B instead of "
-                f"{gap - axis}, so the converted model fails (assert_numpy_multibroadcastable) or "
-                "broadcasts along the wrong axes")
-    return None
+    if axis is None or axis == gap or gap == 0 or all(d == 1 for d in b):
+        return None  # no Unsqueeze is inserted, or B fits anywhere
+    if axis == 0:
+        return ("onnx's 6->7 version converter unsqueezes B correctly but leaves the Unsqueeze output without "
+                "an element type: onnxruntime refuses to load the converted model (\"Invalid tensor data type 0\")")
+    return (f"onnx's 6->7 version converter unsqueezes {gap} trailing 1s into B instead of "
+            f"{gap - (gap if axis == -1 else axis)} (it reads axis {axis} literally), then fails "
+            "(assert_numpy_multibroadcastable)")
 
 
 def _ov_python_pdpd_axis0(o: Outcome):
@@ -218,8 +219,124 @@ def _ov_bpdpd_stretch(o: Outcome):
     if e.dims[0] != 1 and e.dims[1] == 1:  # (data dim, target dim 1)
         ov = _ov_broadcast_pdpd_shape(*e.shapes, dict(e.attrs).get("axis", -1))
         if ov is not None:
-            return f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, larger than the target"
+            return (f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, not the target "
+                    f"{_fmt(e.shapes[1])}")
     return None
+
+
+def _ov_pdpd_merge(big, small, axis):
+    """OpenVINO's element-wise pdpd shape inference, ``PartialShape::broadcast_merge_into``
+    (reference/openvino.md §1), for static dims: ``small`` merged into ``big``, or None where it refuses."""
+    if len(small) > len(big) or axis < -1:
+        return None
+    start = len(big) - len(small) if axis == -1 else axis
+    if start + len(small) > len(big):
+        return None
+    out = list(big)
+    for i, d in enumerate(small):
+        t = out[start + i]
+        if d > t:  # its static "src > dst" check
+            return None
+        if d == t or d == 1:
+            continue
+        if t != 1:
+            return None
+        out[start + i] = d  # Dimension::broadcast_merge lets a 0 (d < t, so d == 0) take a dim of 1
+    return tuple(out)
+
+
+def _ov_pdpd_zero(o: Outcome):
+    select = o.rule == "openvino-select"
+    if o.rule not in ("pdpd", "openvino-select") or (select and o.attrs.get("auto_broadcast") != "pdpd"):
+        return None
+    names = ("cond", "then", "else") if select else ("A", "B")
+    main = 1 if select else 0  # the input whose shape is the output
+    big, big_name = tuple(o.shapes[main]), names[main]
+    axis = o.attrs.get("axis", -1)
+
+    def facing(d_small, d_big):
+        """The inputs with a dim ``d_small`` placed on a dim ``d_big`` of the main input."""
+        found = []
+        for i, shape in enumerate(o.shapes):
+            if i == main or len(shape) > len(big):
+                continue
+            start = len(big) - len(shape) if axis == -1 else axis
+            if any(start + k < len(big) and d == d_small and big[start + k] == d_big for k, d in enumerate(shape)):
+                found.append(names[i])
+        return " and ".join(found)
+
+    if o.ok:
+        who = facing(1, 0)
+        if who:
+            return (f"OpenVINO refuses these shapes: a dim 1 of {who} faces a dim 0 of {big_name}, and its pdpd "
+                    f"shape inference refuses any static dim larger than the {big_name} dim it faces (1 > 0)")
+        return None
+    if select:
+        cond, then, else_ = o.shapes
+        out = _ov_pdpd_merge(then, else_, axis)  # else first, then cond into what that gave
+        out = None if out is None else _ov_pdpd_merge(out, cond, axis)
+    else:
+        out = _ov_pdpd_merge(o.shapes[0], o.shapes[1], axis)
+    if out is None or out == big:
+        return None
+    return (f"OpenVINO accepts these shapes: its pdpd shape inference lets a dim 0 of {facing(0, 1)} take "
+            f"a dim 1 of {big_name} and returns {_fmt(out)}, not {big_name}'s shape {_fmt(big)}")
+
+
+def _ov_cpu_bpdpd_end_aligned(data, out):
+    """What OpenVINO's CPU plugin does with a Broadcast pdpd whose data runs past the target: it ignores
+    the axis, aligns data with the end of the output shape and tiles (measured on 2026.4.1)."""
+    n = max(len(data), len(out))
+    dp, tp = (1,) * (n - len(data)) + tuple(data), (1,) * (n - len(out)) + tuple(out)
+    how = f"the CPU plugin ignores the axis and aligns data with the end of the output, as {_fmt(dp)}"
+    if any(d > t for d, t in zip(dp, tp)):
+        return how + ", and fails (\"Tile with non-positive repeats must produce an empty output shape.\")"
+    if all(d == 1 or d == t for d, t in zip(dp, tp)):
+        return how + ", and returns data broadcast from there"
+    return how + ", which does not fit, and returns garbage"
+
+
+def _ov_bpdpd_long(o: Outcome):
+    if o.rule != "openvino-broadcast-pdpd":
+        return None
+    data, target = o.shapes
+    axis = o.attrs.get("axis", -1)
+    if axis < 0 or len(data) <= len(target) - axis:  # axis -1 makes data end exactly at the target's end
+        return None
+    reach = max(0, len(target) - axis)  # data's dims up to the target's last axis
+    extra = data[reach:]
+    ov = _ov_broadcast_pdpd_shape(data[:reach], target, axis)
+    if ov is None:  # OpenVINO refuses too (a dim mismatch before the target's end)
+        return None
+    cpu = _ov_cpu_bpdpd_end_aligned(data, ov)
+    if o.ok:  # data's dims past the target are trailing 1s, which the spec ignores too
+        if all(d == 1 for d in data):
+            return None  # all 1s: every placement gives the same values
+        return (f"OpenVINO's shape inference agrees ({_fmt(ov)}: it ignores data's dims past the target's last "
+                f"axis), but {cpu}, not from axis {axis}; reshape data to {_fmt(data[:reach])} first")
+    if all(d == 1 for d in extra) and len(data) <= len(target) and axis <= len(target):
+        return None  # the spec ignores those 1s as well: something else refuses this
+    ignored = []
+    if axis > len(target):
+        ignored.append(f"that axis {axis} is past the target's rank {len(target)}")
+    if extra:
+        ignored.append(f"data's dims past the target's last axis, {_fmt(extra)},")
+    return (f"OpenVINO accepts this: its shape inference ignores {' and '.join(ignored)} and returns {_fmt(ov)}; "
+            f"{cpu}")
+
+
+def _ov_prelu_unchecked(o: Outcome):
+    if o.rule != "openvino-prelu" or o.ok:
+        return None
+    data, slope = o.shapes
+    head = (f"OpenVINO does not refuse this: PRelu's shape inference never checks the slope and returns data's "
+            f"shape {_fmt(data)}")
+    if isinstance(_try("numpy", data, slope), Plan):
+        return (head + f"; the CPU plugin compiles and runs it too and returns {_fmt(data)}, its values computed "
+                "with slope elements that no broadcasting rule pairs with them (silent garbage)")
+    return (head + "; the CPU plugin fails to compile some such slopes (\"Attempt to broadcast non-1 dimension\", "
+            "\"Loop ports have incompatible dimensions\") and runs others, returning data's shape with values "
+            "from the wrong slope elements")
 
 
 def _ov_broadcast_pdpd_shape(data, target, axis):
@@ -253,10 +370,29 @@ def _ov_bpdpd_short(o: Outcome):
 def _ov_explicit_dups(o: Outcome):
     if o.rule != "explicit" or o.ok:
         return None
-    axes = o.attrs.get("axes_mapping") or ()
-    if any(axes[i] == axes[i - 1] for i in range(1, len(axes))) and list(axes) == sorted(axes):
-        return ("OpenVINO accepts repeated axes_mapping entries (they pass its is_sorted check) and computes "
-                "inconsistent values: the CPU plugin and the reference disagree")
+    data, target = o.shapes
+    axes = tuple(o.attrs.get("axes_mapping") or ())
+    # OpenVINO's other checks (reference/openvino.md §3): one entry per data axis, each an axis of the
+    # target, sorted (std::is_sorted, so repeats pass), each data dim 1 or the target dim it maps to.
+    if len(axes) != len(data) or not all(0 <= a < len(target) for a in axes):
+        return None
+    if list(axes) != sorted(axes) or len(set(axes)) == len(axes):
+        return None
+    if any(d != 1 and d != target[a] for d, a in zip(data, axes)):
+        return None
+    return ("OpenVINO accepts repeated axes_mapping entries (they pass its is_sorted check), returns the target "
+            f"{_fmt(target)} and computes inconsistent values: the CPU plugin and the reference disagree")
+
+
+def _ov_explicit_scalar(o: Outcome):
+    if o.rule != "explicit" or o.ok:
+        return None
+    data, target = o.shapes
+    axes = tuple(o.attrs.get("axes_mapping") or ())
+    if data == () and len(axes) == 1 and 0 <= axes[0] < len(target) and target[axes[0]] == 1:
+        return (f"OpenVINO accepts this: it counts scalar data as rank 1 (one dim of 1), so axes_mapping "
+                f"{list(axes)} passes, and it returns the target {_fmt(target)} filled with the scalar; "
+                "give scalar data the axes_mapping []")
     return None
 
 
@@ -344,8 +480,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "openvino-broadcast-pdpd-stretches-target", "openvino", _OV, ("openvino-broadcast-pdpd",),
         "Broadcast-1/3 mode pdpd",
-        "a target dim of 1 faces a data dim > 1",
-        "the output takes data's dim, so it is larger than target_shape",
+        "a target dim of 1 faces a data dim other than 1 (> 1, or 0), e.g. data (3,) or (0,), target [2,1]",
+        "the output takes data's dim, so it differs from target_shape: (2,3) or (2,0)",
         "PDPD broadcasts data into the target only; the output is target_shape",
         "tests/test_deviations.py::test_openvino_broadcast_pdpd_stretches_target", _ov_bpdpd_stretch,
     ),
@@ -360,10 +496,60 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "openvino-explicit-duplicate-axes", "openvino", _OV, ("explicit",),
         "Broadcast-3 mode explicit",
-        "axes_mapping repeats an axis, e.g. [1, 1]",
-        "accepted (it passes is_sorted); the values are nonsense and CPU and reference disagree",
+        "axes_mapping repeats an axis, e.g. [1, 1], and is otherwise what OpenVINO accepts: one entry per data "
+        "axis, each an axis of the target, sorted, each data dim 1 or the target dim it maps to",
+        "accepted (it passes is_sorted), output target_shape; the values are nonsense and CPU and reference "
+        "disagree",
         "axes_mapping maps each data axis to its own output axis, sorted",
         "tests/test_deviations.py::test_openvino_explicit_accepts_duplicate_axes", _ov_explicit_dups,
+    ),
+    Deviation(
+        "openvino-broadcast-pdpd-long-data", "openvino", _OV, ("openvino-broadcast-pdpd",),
+        "Broadcast-1/3 mode pdpd",
+        "data placed from the axis runs past the target's last axis (rank(data) > rank(target) - axis, an axis "
+        "past the target's rank included), e.g. data (3,5), target [2,3], axis 1",
+        "shape inference ignores data's dims past the target's last axis (and an axis past the target's rank) "
+        "and returns what the rest gives "
+        "(target_shape, but for the stretches-target deviation); the CPU plugin ignores the axis and aligns data "
+        "with the end of the output: it fails (\"Tile with non-positive repeats must produce an empty output "
+        "shape.\") where a data dim is then larger than the output's, else returns data broadcast from there, or "
+        "garbage where a dim neither matches nor is 1 -- also where the extra dims are 1s the spec ignores, "
+        "e.g. data (3,1), target [3,3], axis 1 gives data along axis 0",
+        "data is a contiguous run of the target from the axis, rank(data) <= rank(target); only its trailing 1s "
+        "are ignored",
+        "tests/test_deviations.py::test_openvino_broadcast_pdpd_long_data", _ov_bpdpd_long,
+    ),
+    Deviation(
+        "openvino-pdpd-zero-size", "openvino", _OV, ("pdpd", "openvino-select"),
+        "element-wise ops and Select with auto_broadcast=pdpd",
+        "a B (cond, else) dim of 1 faces an A (then) dim of 0, e.g. A (0,), B (1,); or a B dim of 0 faces an "
+        "A dim of 1, e.g. A (2,1), B (0,)",
+        "shape inference refuses the first (its static check src > dst reads 1 > 0) and accepts the second, "
+        "the 0 taking A's 1: output (2,0), not A's shape",
+        "B's dims equal A's or are 1 (only B stretches: \"only B to A broadcast is supported for PDPD\"); "
+        "the output is A's shape",
+        "tests/test_deviations.py::test_openvino_pdpd_zero_size", _ov_pdpd_zero,
+    ),
+    Deviation(
+        "openvino-explicit-scalar-axes", "openvino", _OV, ("explicit",),
+        "Broadcast-3 mode explicit",
+        "scalar data with a one-entry axes_mapping [a] where target[a] is 1, e.g. data (), target [1,3], axes [0]",
+        "accepted (a scalar counts as rank 1): the output is target_shape, filled with the scalar",
+        "axes_mapping has one entry per data axis, so [] for scalar data",
+        "tests/test_deviations.py::test_openvino_explicit_scalar_with_one_axis", _ov_explicit_scalar,
+    ),
+    Deviation(
+        "openvino-prelu-unchecked", "openvino", _OV, ("openvino-prelu",),
+        "PRelu",
+        "the slope is neither per channel (1-D of length data[1]) nor numpy-broadcastable into data, "
+        "e.g. data (3,1), slope (1,4)",
+        "shape inference never checks the slope and returns data's shape; the CPU plugin compiles and runs it "
+        "wherever slope and data are numpy-broadcastable both ways, returning data's shape with values from the "
+        "wrong slope elements (for data (3,1), slope (1,4): the slope's last element throughout); other slopes "
+        "it fails to compile (\"Attempt to broadcast non-1 dimension\") or runs the same way",
+        "otherwise the slope is broadcast with numpy rules into data (the output is data's shape); any other "
+        "slope makes the op invalid",
+        "tests/test_deviations.py::test_openvino_prelu_slope_unchecked", _ov_prelu_unchecked,
     ),
     Deviation(
         "openvino-cpu-bidirectional-zero", "openvino (CPU plugin)", _OV, ("bidirectional",),
@@ -453,9 +639,11 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "onnx-version-converter-axis", "onnx.version_converter", _ONNX, ("onnx-legacy",),
         "convert_version from opset 6 to 7+ of Add/Sub/Mul/Div with broadcast=1",
-        "0 < axis < rank(A) - rank(B)",
-        "unsqueezes rank(A) - rank(B) trailing 1s into B instead of rank(A) - rank(B) - axis, then fails "
-        "assert_numpy_multibroadcastable",
+        "an explicit axis other than rank(A) - rank(B), with rank(B) < rank(A)",
+        "axis > 0 or -1: unsqueezes rank(A) - rank(B) trailing 1s into B instead of rank(A) - rank(B) - axis "
+        "(-1 read literally, not as suffix matching), then fails assert_numpy_multibroadcastable; axis 0: the "
+        "Unsqueeze is right but its output has no element type, so onnxruntime refuses the converted model "
+        "(\"Invalid tensor data type 0\")",
         "the opset-7 model must compute what the legacy rule computes",
         "tests/test_deviations.py::test_onnx_version_converter_axis", _converter_axis,
     ),

@@ -5,9 +5,11 @@ Source: OpenVINO Broadcast-1 / Broadcast-3, ``mode = pdpd``
 rule with A = target_shape and B = data, from ``axis`` (-1 means
 rank(target) - rank(data)); data's trailing 1s are ignored; each data dim
 equals the target's or is 1.  The output is the target shape.  OpenVINO's own
-shape inference differs in two ways, both in the deviation registry: it lets a
-target dim of 1 take data's dim (the output can exceed the target), and it
-refuses data that ends before the target does.
+shape inference differs in three ways, all in the deviation registry: a target
+dim of 1 takes data's dim (so the output is not the target), data that ends
+before the target does is refused, and data that runs past the target's end
+is accepted (its extra dims ignored; the CPU plugin then aligns data with the
+end of the output instead).
 
 >>> from bcast import result_shape
 >>> result_shape((3, 1), (2, 3, 6), rule="openvino-broadcast-pdpd", axis=1)
