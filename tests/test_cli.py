@@ -175,3 +175,14 @@ def test_closed_pipe_is_quiet():
     p.wait(timeout=60)
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
     assert p.returncode in (0, 141)
+
+
+def test_compare_python_api():
+    import bcast
+
+    d = bcast.compare("2,3", [3], (1, 1))
+    assert d["inputs"] == [[2, 3], [3], [1, 1]]
+    rows = {r["rule"]: r for r in d["rules"]}
+    assert rows["numpy"]["shape"] == [2, 3] and rows["pdpd"]["ok"] is None
+    with pytest.raises(bcast.InputError):
+        bcast.compare("2,,3")

@@ -7,6 +7,7 @@
 numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
 """
 
+from .comparison import compare
 from .errors import BroadcastError, InputError
 from .plan import Plan
 from .rules import RULES, infer, result_shape, rule_names
@@ -17,6 +18,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BroadcastError",
     "InputError",
+    "compare",
     "Plan",
     "RULES",
     "infer",

@@ -16,6 +16,7 @@ from ._format import format_shape
 from .deviations import DEVIATIONS, findings_for
 from .errors import BroadcastError, InputError
 from .explain import explain_error, explain_plan
+from .comparison import compare
 from .rules import RULES, get_rule, infer
 from .shapes import SHAPE_SYNTAX, parse_shape
 
@@ -168,53 +169,13 @@ def _cmd_shape_or_explain(args, out) -> int:
     return EXIT_OK
 
 
-def _short_error(err: BroadcastError) -> str:
-    if err.kind == "dims" and err.axes is not None:
-        where = ", ".join(f"{err.names[i]} axis {a}" for i, a in zip(err.operands, err.axes))
-        at = "" if err.from_right is None else f"axis {err.from_right} "
-        return f"{at}({where}): {' vs '.join(map(str, err.dims))}; {err.reason}"
-    return err.reason
-
-
-def compare(shapes, attrs: dict) -> dict:
-    """Every rule on the same shapes: the data behind ``bcast compare``."""
-    given = dict(attrs)
-    if given.pop("ncnn_order", False):
-        shapes = [tuple(s)[::-1] for s in shapes]
-    rows, findings = [], []
-    for name, rule in RULES.items():
-        names = [a.name for a in rule.attrs]
-        use = {k: v for k, v in given.items() if k in names}
-        if name == "onnx-legacy" and "broadcast" not in use:
-            use["broadcast"] = 1
-        row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
-        n = len(shapes)
-        if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
-            row.update(ok=None, shape=None, error=None, note=f"n/a: takes {rule.arity_text()}")
-        elif any(a.required and a.name not in use for a in rule.attrs):
-            missing = [a.flag for a in rule.attrs if a.required and a.name not in use]
-            row.update(ok=None, shape=None, error=None, note=f"n/a: needs {', '.join(missing)}")
-        else:
-            try:
-                result = infer(*shapes, rule=name, **use)
-            except BroadcastError as err:
-                result = err
-                row.update(ok=False, shape=None, error=err.to_dict(), note=_short_error(err))
-            else:
-                row.update(ok=True, shape=list(result.shape), error=None, note=result.attr("alignment") or "")
-            for f in findings_for(result):
-                findings.append({"rule": name, **f.to_dict()})
-        rows.append(row)
-    return {"inputs": [list(s) for s in shapes], "rules": rows, "deviations": findings}
-
-
 def _cmd_compare(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     attrs = _attrs_from(args)
     for key, value in list(attrs.items()):  # check attribute values once, up front
         owner = next(r for r in RULES.values() if any(a.name == key for a in r.attrs))
         attrs[key] = next(a for a in owner.attrs if a.name == key).normalize("compare", value)
-    data = compare(shapes, attrs)
+    data = compare(*shapes, **attrs)
     if args.json:
         print(json.dumps(data, indent=2), file=out)
     else:

@@ -108,14 +108,18 @@ class BroadcastError(ValueError):
         else:
             head = ", ".join(ops[:-1]) + f" and {ops[-1]}"
         msg = f"{self.rule}: cannot broadcast {head}"
-        if self.kind == "dims" and self.axes is not None:
-            where = ", ".join(
-                f"{self.names[i]} axis {a}" for i, a in zip(self.operands, self.axes)
-            )
-            dims = " vs ".join(str(d) for d in self.dims)
-            at = "" if self.from_right is None else f"axis {self.from_right} "
-            msg += f": {at}({where}): {dims}"
+        where = self.where()
+        if where:
+            msg += f": {where}"
         return f"{msg}; {self.reason}"
+
+    def where(self) -> str:
+        """The failing spot, ``axis -1 (A axis 1, B axis 0): 3 vs 4``; empty unless two dims conflict."""
+        if self.kind != "dims" or self.axes is None:
+            return ""
+        axes = ", ".join(f"{self.names[i]} axis {a}" for i, a in zip(self.operands, self.axes))
+        at = "" if self.from_right is None else f"axis {self.from_right} "
+        return f"{at}({axes}): {' vs '.join(str(d) for d in self.dims)}"
 
     def __reduce__(self):  # pickling keeps the fields
         return (_rebuild, (self.__dict__.copy(),))

@@ -121,10 +121,9 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
         w = max(len(n) for n in err.names)
         lines += [f"  {n.ljust(w)}  {format_shape(s)}" for n, s in zip(err.names, err.shapes)]
     lines.append("")
-    if err.kind == "dims" and err.axes is not None:
-        where = ", ".join(f"{err.names[i]} axis {a}" for i, a in zip(err.operands, err.axes))
-        at = "" if err.from_right is None else f"axis {err.from_right} "
-        lines.append(f"error: {at}({where}): {' vs '.join(map(str, err.dims))}")
+    where = err.where()
+    if where:
+        lines.append(f"error: {where}")
     else:
         lines.append(f"error ({err.kind}):")
     lines.append(f"  {err.reason}")

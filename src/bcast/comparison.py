@@ -1,0 +1,61 @@
+"""``bcast.compare``: every rule on the same shapes, with the deviations that apply."""
+
+from __future__ import annotations
+
+from .deviations import findings_for
+from .errors import BroadcastError
+from .rules import RULES, infer
+from .shapes import as_shape
+
+__all__ = ["compare", "short_reason"]
+
+
+def short_reason(err: BroadcastError) -> str:
+    """The error without its "rule: cannot broadcast ..." head: where, dims, why."""
+    where = err.where()
+    return f"{where}; {err.reason}" if where else err.reason
+
+
+def compare(*shapes, **attrs) -> dict:
+    """Every rule on the same shapes, side by side: the data behind ``bcast compare``.
+
+    Each attribute goes to the rules that take it; ``onnx-legacy`` gets
+    ``broadcast=1`` unless told otherwise; ``ncnn_order=True`` reads every shape
+    in ncnn's [w,h,d,c] order.  Returns ``{"inputs", "rules", "deviations"}``:
+    one row per rule (``ok`` is None where the rule does not apply: wrong number
+    of shapes, or a required attribute missing) and the runtime deviations
+    that bear on the rows.
+
+    >>> rows = compare((2, 3, 4, 5), (3, 4), axis=1)["rules"]
+    >>> [r["rule"] for r in rows if r["ok"]]
+    ['pdpd', 'onnx-legacy', 'paddle']
+    """
+    given = dict(attrs)
+    shapes = [as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes)]
+    if given.pop("ncnn_order", False):
+        shapes = [s[::-1] for s in shapes]
+    rows, findings = [], []
+    for name, rule in RULES.items():
+        names = [a.name for a in rule.attrs]
+        use = {k: v for k, v in given.items() if k in names}
+        if name == "onnx-legacy" and "broadcast" not in use:
+            use["broadcast"] = 1
+        row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
+        n = len(shapes)
+        if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
+            row.update(ok=None, shape=None, error=None, note=f"n/a: takes {rule.arity_text()}")
+        elif any(a.required and a.name not in use for a in rule.attrs):
+            missing = [a.flag for a in rule.attrs if a.required and a.name not in use]
+            row.update(ok=None, shape=None, error=None, note=f"n/a: needs {', '.join(missing)}")
+        else:
+            try:
+                result = infer(*shapes, rule=name, **use)
+            except BroadcastError as err:
+                result = err
+                row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
+            else:
+                row.update(ok=True, shape=list(result.shape), error=None, note=result.attr("alignment") or "")
+            for f in findings_for(result):
+                findings.append({"rule": name, **f.to_dict()})
+        rows.append(row)
+    return {"inputs": [list(s) for s in shapes], "rules": rows, "deviations": findings}
