@@ -42,6 +42,7 @@ from openvino.utils.node_factory import NodeFactory  # noqa: E402
 
 import bcast  # noqa: E402
 from bcast import BroadcastError, Plan, format_shape  # noqa: E402
+from bcast import deviations as _deviations  # noqa: E402
 from bcast.deviations import applicable  # noqa: E402
 
 SEED = 20260417
@@ -177,45 +178,10 @@ def show(b) -> str:
     return format_shape(b.shape) if isinstance(b, Plan) else f"refused ({b.reason})"
 
 
-def _ov_bpdpd_model(data, target, axis):
-    """What OpenVINO's Broadcast pdpd shape inference computes (reference notes §3), or None.
-
-    Written from the measured behaviour, to check the registry's claims against."""
-    start = len(target) - len(data) if axis == -1 else axis
-    if start < 0 or len(data) < len(target) - start:
-        return None
-    out = list(target)
-    for i in range(start, len(target)):
-        d = data[i - start]
-        if d == 1:
-            continue
-        if target[i] in (1, d):
-            out[i] = d
-        else:
-            return None
-    return tuple(out)
-
-
-def _ov_pdpd_model(big, small, axis):
-    """What OpenVINO's element-wise pdpd shape inference computes (reference notes §1:
-    ``PartialShape::broadcast_merge_into``), for static dims; None where it refuses."""
-    if len(small) > len(big) or axis < -1:
-        return None
-    start = len(big) - len(small) if axis == -1 else axis
-    if start + len(small) > len(big):
-        return None
-    out = list(big)
-    for i, d in enumerate(small):
-        t = out[start + i]
-        if d > t:  # its static "src > dst" check
-            return None
-        if d == t or d == 1:
-            continue
-        if t == 1:  # d == 0: the merge takes it
-            out[start + i] = d
-        else:
-            return None
-    return tuple(out)
+# The registry's own models of OpenVINO's shape inference (reference notes §1 and §3), written
+# from the measured behaviour; every query below also runs OpenVINO, so they are checked here too.
+_ov_bpdpd_model = _deviations._ov_broadcast_pdpd_shape
+_ov_pdpd_model = _deviations._ov_pdpd_merge
 
 
 def _ov_pdpd_query_model(rule, shapes, attrs):
