@@ -217,3 +217,31 @@ def test_only_our_errors_escape(rule, shapes, attrs):
         return
     plan.explain()
     plan.to_dict()
+
+
+cli_token = st.one_of(
+    st.sampled_from(["shape", "explain", "compare", "rules", "deviations", "--json", "--rule", "--axis",
+                     "--axes-mapping", "--broadcast", "--ncnn-order", "--auto-broadcast", "--trans-a",
+                     "--names", "pdpd", "ncnn", "explicit", "onnx-legacy", "openvino-select", "-1", "0", "1",
+                     "2,3", "[]", "scalar", "3", "1,2", "N", "?", "2x", "-", "--"]),
+    st.text(alphabet="0123456789,x[]()-?. N", max_size=8),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(cli_token, max_size=7))
+def test_cli_never_tracebacks(argv):
+    import contextlib
+    import io
+
+    from bcast.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = main(argv, out=io.StringIO())
+        except SystemExit as exit_:  # argparse: --help, or a usage error through our one-line error()
+            code = exit_.code
+    assert code in (0, 1, 2), (argv, code)
+    if code == 2 and err.getvalue():
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()

@@ -52,3 +52,28 @@ def test_every_rule_is_in_the_readme_table():
     text = README.read_text(encoding="utf-8")
     for name in bcast.RULES:
         assert f"| `{name}` |" in text, name
+
+
+def test_elided_examples_match_line_by_line():
+    """Blocks with '...' elide lines: every line shown must appear in the real output, in order
+    (a line ending in '...' is a prefix)."""
+    text = README.read_text(encoding="utf-8")
+    checked = 0
+    for block in re.findall(r"```\n(.*?)```", text, re.S):
+        if not block.startswith("$ bcast") or "..." not in block:
+            continue
+        command, _, expected = block.partition("\n")
+        out = io.StringIO()
+        main(shlex.split(command[2:])[1:], out=out)
+        real = out.getvalue().splitlines()
+        pos = 0
+        for line in expected.splitlines():
+            if line.strip() == "...":
+                continue
+            prefix = line[:-3] if line.endswith("...") else None
+            while pos < len(real) and not (real[pos].startswith(prefix) if prefix else real[pos] == line):
+                pos += 1
+            assert pos < len(real), f"README line not in the output of {command!r}: {line!r}"
+            pos += 1
+        checked += 1
+    assert checked >= 1

@@ -168,9 +168,9 @@ def _converter_axis(o: Outcome):
     if axis == 0:
         return ("onnx's 6->7 version converter unsqueezes B correctly but leaves the Unsqueeze output without "
                 "an element type: onnxruntime refuses to load the converted model (\"Invalid tensor data type 0\")")
+    literally = " (it reads axis -1 literally, not as suffix matching)" if axis == -1 else ""
     return (f"onnx's 6->7 version converter unsqueezes {gap} trailing 1s into B instead of "
-            f"{gap - (gap if axis == -1 else axis)} (it reads axis {axis} literally), then fails "
-            "(assert_numpy_multibroadcastable)")
+            f"{gap - (gap if axis == -1 else axis)}{literally}, then fails (assert_numpy_multibroadcastable)")
 
 
 def _ov_python_pdpd_axis0(o: Outcome):
