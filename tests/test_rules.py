@@ -1,6 +1,7 @@
 """Each rule on a table of cases: corner cases from reference/*.md, with the
 error fields checked, not just the exception type."""
 
+import numpy as np
 import pytest
 
 import bcast
@@ -257,6 +258,11 @@ BAD = [
     ("ncnn", [(2, 3), (3,)], {"ncnn_order": 2}),
     ("openvino-select", [(2,), (2,), (2,)], {"auto_broadcast": "bidirectional"}),
     ("onnx-gemm", [(3, 4)], {}),
+    ("ncnn", [(2, 3), (3,)], {"ncnn_order": np.array([1, 0])}),
+    ("pdpd", [(2, 3), (3,)], {"axis": np.array([1, 2])}),
+    ("explicit", [(3,), (2, 3)], {"axes_mapping": np.array([[1]])}),
+    ("numpy", [np.array([[2, 3]])], {}),
+    ("numpy", [(2, np.array([2, 3]))], {}),
 ]
 
 

@@ -46,7 +46,7 @@ def as_dim(value: object, *, where: str = "") -> Dim:
             raise InputError(f"{where}dim {value!r} is not an integer")
         try:
             dim = index(value)  # numpy integers and other int-likes
-        except TypeError:
+        except Exception:  # no __index__, or one that refuses
             raise InputError(
                 f"{where}dim {value!r} is not an integer (symbolic, unknown and interval "
                 "dims are not supported yet)"

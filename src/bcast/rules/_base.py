@@ -69,7 +69,7 @@ class Attr:
                 raise InputError(f"{where} = {value} does not fit in int64")
             return value
         if self.kind == "bool":
-            if value in (0, 1) and (isinstance(value, bool) or _is_int(value)):
+            if (isinstance(value, bool) or _is_int(value)) and int(value) in (0, 1):
                 return bool(value)
             raise InputError(f"{where} must be 0 or 1 (or False/True), got {value!r}")
         if self.kind == "choice":
@@ -103,7 +103,7 @@ def _is_int(value: Any) -> bool:
         return True
     try:
         value.__index__()
-    except (AttributeError, TypeError):
+    except Exception:  # no __index__, or one that refuses (a numpy array of several elements)
         return False
     return not isinstance(value, float)
 
