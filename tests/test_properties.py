@@ -197,6 +197,9 @@ junk = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 2**64), st.floats(allow_nan=True), st.text(max_size=12),
     st.lists(st.one_of(st.integers(-3, 2**64), st.floats(), st.text(max_size=3), st.none()), max_size=6),
     st.tuples(st.integers(-2, 9), st.integers(-2, 9)),
+    st.lists(st.integers(-2, 5), max_size=3).map(np.array),
+    st.lists(st.lists(st.integers(0, 3), min_size=2, max_size=2), max_size=2).map(np.array),
+    st.integers(-2, 5).map(np.int64),
 )
 
 
