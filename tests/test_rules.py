@@ -290,3 +290,11 @@ def test_parse_shape_rejects(text):
     with pytest.raises(InputError) as info:
         bcast.parse_shape(text)
     assert "\n" not in str(info.value)
+
+
+def test_ncnn_notation_names_axes_as_ncnn_does():
+    with pytest.raises(BroadcastError) as info:
+        bcast.infer([5, 3, 2], [3, 5], rule="ncnn", ncnn_order=True)
+    err = info.value
+    assert "A [5,3,2] with B [3,5]: axis c (A c, B h): 2 vs 5" in str(err)
+    assert err.axes == (0, 0) and err.from_right == -3  # the fields stay in numpy order

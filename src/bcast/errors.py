@@ -114,18 +114,27 @@ class BroadcastError(ValueError):
         return f"{msg}; {self.reason}"
 
     def where(self) -> str:
-        """The failing spot, ``axis -1 (A axis 1, B axis 0): 3 vs 4``; empty unless two dims conflict."""
+        """The failing spot, ``axis -1 (A axis 1, B axis 0): 3 vs 4``; empty unless two dims conflict.
+
+        In ncnn notation the axes are named as ncnn names them: ``axis c (A c, B h): 2 vs 5``."""
         if self.kind != "dims" or self.axes is None:
             return ""
+        dims = " vs ".join(str(d) for d in self.dims)
+        if self.notation == "ncnn":
+            axes = ", ".join(
+                f"{self.names[i]} {_ncnn_axis(len(self.shapes[i]), a)}" for i, a in zip(self.operands, self.axes)
+            )
+            at = "" if self.from_right is None else f"axis {_ncnn_axis(self.out_rank, self.out_rank + self.from_right)} "
+            return f"{at}({axes}): {dims}"
         axes = ", ".join(f"{self.names[i]} axis {a}" for i, a in zip(self.operands, self.axes))
         at = "" if self.from_right is None else f"axis {self.from_right} "
-        return f"{at}({axes}): {' vs '.join(str(d) for d in self.dims)}"
+        return f"{at}({axes}): {dims}"
 
     def __reduce__(self):  # pickling keeps the fields
         return (_rebuild, (self.__dict__.copy(),))
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``error`` object of the ``--json`` output."""
+        """The ``error`` object of the ``--json`` output (axes counted in numpy order)."""
         return {
             "kind": self.kind,
             "operands": [self.names[i] for i in self.operands],
@@ -135,6 +144,15 @@ class BroadcastError(ValueError):
             "reason": self.reason,
             "message": str(self),
         }
+
+
+_NCNN_AXES = {1: "w", 2: "hw", 3: "chw", 4: "cdhw"}
+
+
+def _ncnn_axis(rank: int, axis: int) -> str:
+    """ncnn's name (w, h, d, c) of numpy axis ``axis`` of a blob of rank ``rank``."""
+    names = _NCNN_AXES.get(rank)
+    return names[axis] if names and 0 <= axis < rank else str(axis)
 
 
 def _rebuild(state: dict) -> BroadcastError:
