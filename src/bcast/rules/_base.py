@@ -15,10 +15,9 @@ whose fields name the two operands, their axes and dims.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from .._format import format_shape
 from ..dims import fits_into, is_one, merge
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
@@ -176,7 +175,6 @@ class Ctx:
     names: tuple
     attrs: dict
     notation: str = "numpy"
-    plan_attrs: list = field(default_factory=list)
 
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
@@ -192,9 +190,6 @@ class Ctx:
             reason, kind="dims", operands=(a[0], b[0]), axes=(a[1], b[1]),
             from_right=ax - out_rank, dims=(da, db), alignment=tuple(maps), out_rank=out_rank,
         )
-
-    def fmt(self, i: int) -> str:
-        return f"{self.names[i]} {format_shape(self.shapes[i])}"
 
     def plan(self, shape, maps, **extra) -> Plan:
         attrs = [(k, v) for k, v in self.attrs.items()]
