@@ -298,3 +298,10 @@ def test_ncnn_notation_names_axes_as_ncnn_does():
     err = info.value
     assert "A [5,3,2] with B [3,5]: axis c (A c, B h): 2 vs 5" in str(err)
     assert err.axes == (0, 0) and err.from_right == -3  # the fields stay in numpy order
+
+
+def test_an_attribute_given_as_none_takes_its_default():
+    assert bcast.infer((2, 3), (3,), rule="pdpd", axis=None).attr("start_axis") == 1
+    assert bcast.infer((2, 3), (2, 3), rule="onnx-legacy", broadcast=None).attr("broadcast") == 0
+    with pytest.raises(InputError):
+        bcast.infer((3,), (2, 3), rule="explicit", axes_mapping=None)

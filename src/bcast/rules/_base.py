@@ -54,10 +54,10 @@ class Attr:
 
     def normalize(self, rule: str, value: Any) -> Any:
         where = f"{rule}: attribute {self.name}"
-        if value is None:
+        if value is None:  # not given, or given as None: the default
             if self.required:
                 raise InputError(f"{where} is required ({self.doc})")
-            return None
+            return self.default
         if self.kind == "int":
             if isinstance(value, bool) or not _is_int(value):
                 raise InputError(f"{where} must be an integer, got {value!r}")
