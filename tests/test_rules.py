@@ -263,6 +263,10 @@ BAD = [
     ("explicit", [(3,), (2, 3)], {"axes_mapping": np.array([[1]])}),
     ("numpy", [np.array([[2, 3]])], {}),
     ("numpy", [(2, np.array([2, 3]))], {}),
+    ("openvino-select", [(2,), (2,), (2,)], {"auto_broadcast": np.zeros((3, 3))}),  # a one-line message
+    ("onnx-legacy", [(2,), (2,)], {"axis": np.zeros((3, 3))}),
+    (np.zeros((3, 3)), [(2,)], {}),
+    ("numpy", ["2,\n3"], {}),
 ]
 
 

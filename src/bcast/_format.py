@@ -11,3 +11,9 @@ def format_shape(shape, *, ncnn: bool = False) -> str:
     if len(shape) == 1:
         return f"({dims},)"
     return f"({dims})"
+
+
+def brief(value, limit: int = 60) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters: for messages about bad input."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

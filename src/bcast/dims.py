@@ -19,6 +19,7 @@ from __future__ import annotations
 from operator import index
 from typing import Union
 
+from ._format import brief
 from .errors import InputError
 
 __all__ = ["Dim", "MAX_RANK", "MAX_DIM", "as_dim", "is_one", "same", "merge", "fits_into"]
@@ -43,12 +44,12 @@ def as_dim(value: object, *, where: str = "") -> Dim:
         dim = value
     else:
         if isinstance(value, bool) or isinstance(value, float):
-            raise InputError(f"{where}dim {value!r} is not an integer")
+            raise InputError(f"{where}dim {brief(value)} is not an integer")
         try:
             dim = index(value)  # numpy integers and other int-likes
         except Exception:  # no __index__, or one that refuses
             raise InputError(
-                f"{where}dim {value!r} is not an integer (symbolic, unknown and interval "
+                f"{where}dim {brief(value)} is not an integer (symbolic, unknown and interval "
                 "dims are not supported yet)"
             ) from None
     if dim < 0:

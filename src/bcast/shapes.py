@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ._format import format_shape
+from ._format import brief, format_shape
 from .dims import MAX_RANK, as_dim
 from .errors import InputError
 
@@ -40,50 +40,50 @@ def parse_shape(text: str) -> Shape:
     bcast.errors.InputError: invalid shape '2,-1': dim 1 is -1: negative dims are not allowed (-1 as 'unknown' is not supported yet)
     """
     if not isinstance(text, str):
-        raise InputError(f"invalid shape {text!r}: expected a string; {SHAPE_SYNTAX}")
+        raise InputError(f"invalid shape {brief(text)}: expected a string; {SHAPE_SYNTAX}")
     raw = text
     body = text.strip()
     bracketed = False
     if body and (body[0] in "[(" or body[-1] in "])"):
         if (body[0], body[-1]) not in {("[", "]"), ("(", ")")}:
-            raise InputError(f"invalid shape {raw!r}: unbalanced brackets; {SHAPE_SYNTAX}")
+            raise InputError(f"invalid shape {brief(raw)}: unbalanced brackets; {SHAPE_SYNTAX}")
         body, bracketed = body[1:-1].strip(), True
     if body == "":
         if bracketed:
             return ()
-        raise InputError(f"invalid shape {raw!r}: empty; {SHAPE_SYNTAX}")
+        raise InputError(f"invalid shape {brief(raw)}: empty; {SHAPE_SYNTAX}")
     if body.lower() == "scalar" and not bracketed:
         return ()
     has_comma, has_x = "," in body, "x" in body or "X" in body
     if has_comma and has_x:
-        raise InputError(f"invalid shape {raw!r}: mixes ',' and 'x' separators; {SHAPE_SYNTAX}")
+        raise InputError(f"invalid shape {brief(raw)}: mixes ',' and 'x' separators; {SHAPE_SYNTAX}")
     parts = re.split(r"[xX]", body) if has_x else body.split(",")
     if has_comma and len(parts) > 1 and parts[-1].strip() == "":
         parts = parts[:-1]  # "5," is the rank-1 tuple (5,)
     if len(parts) > MAX_RANK:
-        raise InputError(f"invalid shape {raw!r}: rank {len(parts)} is more than {MAX_RANK}")
+        raise InputError(f"invalid shape {brief(raw)}: rank {len(parts)} is more than {MAX_RANK}")
     dims = []
     for i, part in enumerate(parts):
         tok = part.strip()
         if not tok:
-            raise InputError(f"invalid shape {raw!r}: dim {i} is empty; {SHAPE_SYNTAX}")
+            raise InputError(f"invalid shape {brief(raw)}: dim {i} is empty; {SHAPE_SYNTAX}")
         if tok.isdigit() and tok.isascii():
             try:
                 dims.append(as_dim(int(tok)))
             except InputError as e:
-                raise InputError(f"invalid shape {raw!r}: dim {i}: {e}") from None
+                raise InputError(f"invalid shape {brief(raw)}: dim {i}: {e}") from None
             continue
         if tok.startswith("-") and tok[1:].isdigit():
             hint = " (-1 as 'unknown' is not supported yet)" if tok == "-1" else ""
             raise InputError(
-                f"invalid shape {raw!r}: dim {i} is {tok}: negative dims are not allowed{hint}"
+                f"invalid shape {brief(raw)}: dim {i} is {tok}: negative dims are not allowed{hint}"
             )
         if _SYMBOLIC.match(tok):
             raise InputError(
-                f"invalid shape {raw!r}: dim {i} is {tok!r}: symbolic, unknown and interval "
+                f"invalid shape {brief(raw)}: dim {i} is {brief(tok)}: symbolic, unknown and interval "
                 "dims are not supported yet; use integers"
             )
-        raise InputError(f"invalid shape {raw!r}: dim {i} is {tok!r}, not an integer; {SHAPE_SYNTAX}")
+        raise InputError(f"invalid shape {brief(raw)}: dim {i} is {brief(tok)}, not an integer; {SHAPE_SYNTAX}")
     return tuple(dims)
 
 
@@ -100,20 +100,19 @@ def as_shape(value: object, *, what: str = "shape") -> Shape:
     if isinstance(value, str):
         return parse_shape(value)
     if isinstance(value, (bool, float)):
-        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers")
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
     if isinstance(value, int) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
-        return (as_dim(value, where=f"invalid {what} {value!r}: "),)
+        return (as_dim(value, where=f"invalid {what} {brief(value)}: "),)
     if isinstance(value, dict) or not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
-        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers")
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
     try:
         items = list(value)
     except Exception:  # an iterable that fails while iterating
-        raise InputError(f"invalid {what} {value!r}: expected a sequence of integers") from None
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers") from None
     if len(items) > MAX_RANK:
         raise InputError(f"invalid {what}: rank {len(items)} is more than {MAX_RANK}")
     return tuple(as_dim(d, where=f"invalid {what} {_show(items)}: axis {i}: ") for i, d in enumerate(items))
 
 
 def _show(items: list) -> str:
-    text = "(" + ", ".join(repr(d) for d in items) + ")"
-    return text if len(text) <= 80 else text[:77] + "...)"
+    return brief(tuple(items), 80)

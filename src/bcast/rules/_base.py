@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .._format import brief
 from ..dims import fits_into, is_one, merge
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
@@ -60,7 +61,7 @@ class Attr:
             return self.default
         if self.kind == "int":
             if isinstance(value, bool) or not _is_int(value):
-                raise InputError(f"{where} must be an integer, got {value!r}")
+                raise InputError(f"{where} must be an integer, got {brief(value)}")
             value = int(value)
             if self.choices and value not in self.choices:
                 raise InputError(f"{where} must be one of {', '.join(map(str, self.choices))}, got {value}")
@@ -70,11 +71,11 @@ class Attr:
         if self.kind == "bool":
             if (isinstance(value, bool) or _is_int(value)) and int(value) in (0, 1):
                 return bool(value)
-            raise InputError(f"{where} must be 0 or 1 (or False/True), got {value!r}")
+            raise InputError(f"{where} must be 0 or 1 (or False/True), got {brief(value)}")
         if self.kind == "choice":
             if isinstance(value, str) and value.lower() in self.choices:
                 return value.lower()
-            raise InputError(f"{where} must be one of {', '.join(self.choices)}, got {value!r}")
+            raise InputError(f"{where} must be one of {', '.join(self.choices)}, got {brief(value)}")
         if self.kind == "axes":
             if isinstance(value, str):
                 text = value.strip().strip("[]()").strip()
@@ -83,16 +84,16 @@ class Attr:
                     value = [int(p) for p in parts]
                 except ValueError:
                     raise InputError(
-                        f"{where} must be a list of integers such as 1,2 or [1,2], got {value!r}"
+                        f"{where} must be a list of integers such as 1,2 or [1,2], got {brief(value)}"
                     ) from None
             elif _is_int(value) and not isinstance(value, bool):
                 value = [value]
             try:
                 items = list(value)
             except TypeError:
-                raise InputError(f"{where} must be a list of integers, got {value!r}") from None
+                raise InputError(f"{where} must be a list of integers, got {brief(value)}") from None
             if len(items) > 64 or any(isinstance(a, bool) or not _is_int(a) for a in items):
-                raise InputError(f"{where} must be a list of at most 64 integers, got {value!r}")
+                raise InputError(f"{where} must be a list of at most 64 integers, got {brief(value)}")
             return tuple(int(a) for a in items)
         raise AssertionError(self.kind)  # pragma: no cover
 
@@ -162,7 +163,7 @@ def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary
 
 def get_rule(name: Any) -> Rule:
     if not isinstance(name, str) or name not in RULES:
-        raise InputError(f"unknown rule {name!r}; the rules are: {', '.join(RULES)}")
+        raise InputError(f"unknown rule {brief(name)}; the rules are: {', '.join(RULES)}")
     return RULES[name]
 
 
