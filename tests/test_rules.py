@@ -266,7 +266,6 @@ BAD = [
     ("openvino-select", [(2,), (2,), (2,)], {"auto_broadcast": np.zeros((3, 3))}),  # a one-line message
     ("onnx-legacy", [(2,), (2,)], {"axis": np.zeros((3, 3))}),
     (np.zeros((3, 3)), [(2,)], {}),
-    ("numpy", ["2,\n3"], {}),
 ]
 
 
