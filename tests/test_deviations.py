@@ -793,35 +793,28 @@ def _prelu_feeds(x_shape, s_shape):
 
 def test_onnxruntime_prelu_broadcasts_both_ways():
     ort = pytest.importorskip("onnxruntime")
-    dev = "onnxruntime-prelu-bidirectional"
-    (x_shape, s_shape), attrs = _case(dev)
-    _expect_error(dev)
-    feeds = _prelu_feeds(x_shape, s_shape)
-    model = _onnx_model("PRelu", [("X", x_shape), ("slope", s_shape)])
-    try:
-        y = _ort_session(ort, model).run(None, feeds)[0]
-    except Exception as e:  # noqa: BLE001 - any refusal means the deviation is gone
-        _fixed(dev, ort, f"PRelu X {x_shape}, slope {s_shape} is refused: {_last_line(e)}")
-    if y.shape == x_shape:
-        _fixed(dev, ort, f"PRelu X {x_shape}, slope {s_shape} returns X's shape")
-    assert y.shape == np.broadcast_shapes(x_shape, s_shape) == (3, 4)
-    np.testing.assert_allclose(y, _prelu(feeds["X"], feeds["slope"]), rtol=1e-6)
+    _prelu_runs_both_ways("onnxruntime-prelu-bidirectional", ort, "onnxruntime",
+                          lambda model, feeds: _ort_session(ort, model).run(None, feeds)[0])
 
 
 def test_reference_prelu_broadcasts_both_ways():
     onnx, _ = _onnx()
-    dev = "reference-prelu-bidirectional"
+    _prelu_runs_both_ways("reference-prelu-bidirectional", onnx, "ReferenceEvaluator", _reference)
+
+
+def _prelu_runs_both_ways(dev, module, who, run):
+    """PRelu X (3,1), slope (1,4): the spec refuses; ``run`` returns the two-way broadcast."""
     (x_shape, s_shape), attrs = _case(dev)
     _expect_error(dev)
     feeds = _prelu_feeds(x_shape, s_shape)
     model = _onnx_model("PRelu", [("X", x_shape), ("slope", s_shape)])
     try:
-        y = _reference(model, feeds)
-    except Exception as e:  # noqa: BLE001
-        _fixed(dev, onnx, f"ReferenceEvaluator refuses PRelu X {x_shape}, slope {s_shape}: {_last_line(e)}")
+        y = run(model, feeds)
+    except Exception as e:  # noqa: BLE001 - any refusal means the deviation is gone
+        _fixed(dev, module, f"{who} refuses PRelu X {x_shape}, slope {s_shape}: {_last_line(e)}")
     if y.shape == x_shape:
-        _fixed(dev, onnx, f"ReferenceEvaluator's PRelu X {x_shape}, slope {s_shape} returns X's shape")
-    assert y.shape == (3, 4)
+        _fixed(dev, module, f"{who}'s PRelu X {x_shape}, slope {s_shape} returns X's shape")
+    assert y.shape == np.broadcast_shapes(x_shape, s_shape) == (3, 4)
     np.testing.assert_allclose(y, _prelu(feeds["X"], feeds["slope"]), rtol=1e-6)
 
 

@@ -108,11 +108,9 @@ def _ncnn_garbage(o: Outcome):
     e = o.error
     if o.rule != "ncnn" or e is None or e.kind != "dims":
         return None
-    out = [1] * e.out_rank
-    for s, m in zip(e.shapes, e.alignment):
-        for k, ax in enumerate(m):
-            out[ax] = max(out[ax], s[k])
-    shape = tuple(out)
+    from .rules.ncnn import garbage_shape
+
+    shape = garbage_shape(e.shapes, e.alignment, e.out_rank)
     shown = _fmt(shape[::-1], ncnn=True) + " in ncnn order" if e.notation == "ncnn" else _fmt(shape)
     return (f"ncnn's BinaryOp returns 0 (success) and an output of shape {shown}: rows past the end of "
             "the smaller input are clamped, a mismatch on the innermost axis reads out of bounds")

@@ -33,10 +33,11 @@ ORDER = Attr("ncnn_order", "bool", False, "shapes are written in ncnn's [w,h,d,c
 MAX_RANK = 4
 
 
-def _garbage(ctx: Ctx, maps, out_rank) -> tuple:
-    """What ncnn would compute instead: the per-axis max of the expanded shapes."""
+def garbage_shape(shapes, maps, out_rank) -> tuple:
+    """What ncnn outputs for a pair it cannot do: the per-axis max of the expanded shapes.
+    Shared with the deviation registry (``ncnn-garbage``)."""
     out = [1] * out_rank
-    for s, m in zip(ctx.shapes, maps):
+    for s, m in zip(shapes, maps):
         for k, ax in enumerate(m):
             out[ax] = max(out[ax], s[k])
     return tuple(out)
@@ -109,7 +110,7 @@ def plan(ctx: Ctx):
             )
         else:
             why = "dims must be equal or one of them 1"
-        garbage = _garbage(ctx, maps, out_rank)
+        garbage = garbage_shape(ctx.shapes, maps, out_rank)
         return (
             f"{why}. ncnn would not report this: BinaryOp returns 0 and computes garbage of shape "
             f"{_show(ctx, garbage)}"
