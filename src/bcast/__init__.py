@@ -15,6 +15,27 @@ from .shapes import as_shape, format_shape, parse_shape
 
 __version__ = "0.1.0"
 
+# Running ops needs numpy; the shape API does not.  These load on first use.
+_LAZY = {
+    "apply": "execute",
+    "broadcast_arrays": "execute",
+    "memory_budget": "execute",
+    "memory_budget_set": "execute",
+    "set_memory_budget": "execute",
+    "MemoryBudgetError": "execute",
+}
+_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles")
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'bcast' has no attribute {name!r}")
+
 __all__ = [
     "BroadcastError",
     "InputError",
@@ -28,4 +49,5 @@ __all__ = [
     "format_shape",
     "parse_shape",
     "__version__",
+    *_LAZY,
 ]
