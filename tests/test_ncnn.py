@@ -8,19 +8,15 @@ Three parties take part:
 - the ncnn wheel itself, run through a one-layer net built from an in-memory
   param (packing, fp16 and bf16 off, one thread).
 
-Valid pairs run in this process.  Pairs outside ncnn's rules run only in a
-child process: ncnn reads past the end of a row when the innermost axes
-mismatch (deviation ``ncnn-garbage``), and that must not take pytest down.
+The wheel runs through :mod:`bcast.oracles.ncnn`.  Valid pairs run in this
+process.  Pairs outside ncnn's rules run only in a child process
+(``oracle.run_many``): ncnn reads past the end of a row when the innermost
+axes mismatch (deviation ``ncnn-garbage``), and that must not take pytest down.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -30,6 +26,7 @@ from bcast import BroadcastError
 from bcast.deviations import applicable
 
 ncnn = pytest.importorskip("ncnn")
+from bcast.oracles import ncnn as oracle  # noqa: E402
 
 # --- ncnn's BinaryOp op types (src/layer/binaryop.h) ------------------------
 ADD, SUB, MUL, DIV, MAX, MIN, POW, RSUB, RDIV, RPOW, ATAN2, RATAN2 = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
@@ -59,11 +56,7 @@ APPROX_OPS = {
 }
 ULP_TOL = 8
 
-OP_NAMES = {ADD: "ADD", SUB: "SUB", MUL: "MUL", DIV: "DIV", MAX: "MAX", MIN: "MIN", POW: "POW",
-            RSUB: "RSUB", RDIV: "RDIV", RPOW: "RPOW", ATAN2: "ATAN2", RATAN2: "RATAN2"}
-
-TWO_BLOB_PARAM = "7767517\n3 3\nInput in0 0 1 in0\nInput in1 0 1 in1\nBinaryOp op 2 1 in0 in1 out 0=%d\n"
-SCALAR_PARAM = "7767517\n2 2\nInput in0 0 1 in0\nBinaryOp op 1 1 in0 out 0=%d 1=1 2=%r\n"
+OP_NAMES = {code: bcast.ncnn.op(code).name for code in range(12)}
 
 SIZES = (1, 2, 3)
 SHAPES = [s for r in range(1, 5) for s in itertools.product(SIZES, repeat=r)]
@@ -108,65 +101,20 @@ def _infer(a, b, **attrs):
         return e
 
 
-# --- running the wheel --------------------------------------------------------
-
-_NETS: dict = {}
-
-
-def _net(param: str):
-    net = _NETS.get(param)
-    if net is None:
-        net = ncnn.Net()
-        opt = net.opt
-        opt.use_packing_layout = False
-        opt.num_threads = 1
-        opt.use_fp16_storage = opt.use_fp16_packed = opt.use_fp16_arithmetic = False
-        opt.use_bf16_storage = False
-        assert net.load_param_mem(param) == 0
-        net.load_model(ncnn.DataReaderFromEmpty())
-        _NETS[param] = net
-    return net
-
-
-def _mat(x: np.ndarray):
-    return ncnn.Mat(np.ascontiguousarray(x, dtype=np.float32)).clone()
-
-
-def _ncnn_dims(mat) -> list:
-    """A Mat's shape in ncnn notation: [w], [w,h], [w,h,c], [w,h,d,c]."""
-    return [[mat.w], [mat.w, mat.h], [mat.w, mat.h, mat.c], [mat.w, mat.h, mat.d, mat.c]][mat.dims - 1]
+# --- running the wheel (bcast.oracles.ncnn) -----------------------------------
 
 
 def run_binaryop(a: np.ndarray, b: np.ndarray, op: int):
-    ex = _net(TWO_BLOB_PARAM % op).create_extractor()
-    ex.input("in0", _mat(a))
-    ex.input("in1", _mat(b))
-    ret, out = ex.extract("out")
+    """``(ret, output, ncnn dims of the output)`` of one two-blob BinaryOp."""
+    ret, mat = oracle.forward(op, a, b)
     if ret != 0:
         return ret, None, None
-    return ret, np.array(out).copy(), _ncnn_dims(out)
-
-
-def run_with_scalar(a: np.ndarray, b: float, op: int):
-    ex = _net(SCALAR_PARAM % (op, float(b))).create_extractor()
-    ex.input("in0", _mat(a))
-    ret, out = ex.extract("out")
-    return ret, (np.array(out).copy() if ret == 0 else None)
+    return ret, np.array(mat).copy(), oracle.ncnn_dims(mat)
 
 
 def through_plan(plan, *arrays):
     """Each input broadcast to the output exactly as the plan says."""
     return [np.broadcast_to(x.reshape(plan.aligned_shape(i)), plan.shape) for i, x in enumerate(arrays)]
-
-
-def ulps(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Distance in float32 units in the last place (both finite)."""
-
-    def ordinal(v):
-        i = np.ascontiguousarray(v, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-
-    return np.abs(ordinal(x) - ordinal(y))
 
 
 def _operands(op: int, sa, sb, rng):
@@ -284,7 +232,7 @@ def test_valid_pairs_against_ncnn():
                 assert np.array_equal(out, want), (where, out, want)
             else:
                 want = APPROX_OPS[op](x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
-                err = int(ulps(out, want).max())
+                err = int(oracle.ulp_distance(out, want).max())
                 worst[op] = max(worst[op], err)
                 assert err <= ULP_TOL, (where, err, out, want)
             checked += 1
@@ -318,7 +266,7 @@ def test_values_with_larger_sizes():
                 assert np.array_equal(got, EXACT_OPS[op](x, y)), (a_shape, b_shape, op)
             else:
                 want = APPROX_OPS[op](x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
-                assert int(ulps(got, want).max()) <= ULP_TOL, (a_shape, b_shape, op)
+                assert int(oracle.ulp_distance(got, want).max()) <= ULP_TOL, (a_shape, b_shape, op)
         done += 1
 
 
@@ -376,9 +324,9 @@ def test_scalar_operand_is_the_with_scalar_form():
             assert plan.shape == a_shape
             a = rng.standard_normal(a_shape).astype(np.float32)
             b = np.float32(0.5)
-            ret, out = run_with_scalar(a, float(b), op)
+            out = oracle.run(op, a, with_scalar=True, scalar=b)
             x, y = through_plan(plan, a, np.asarray(b))
-            assert ret == 0 and np.array_equal(out, EXACT_OPS[op](x, y)), (a_shape, op)
+            assert np.array_equal(out, EXACT_OPS[op](x, y)), (a_shape, op)
         # the scalar on the left: the output is still the blob's shape
         assert bcast.infer((), a_shape, rule="ncnn").shape == a_shape
 
@@ -404,30 +352,6 @@ def test_refusals_outside_ncnn_blobs():
 
 # --- bcast against the wheel: invalid pairs (in a child process) --------------
 
-_CHILD = textwrap.dedent(
-    """
-    import json, sys
-    import numpy as np, ncnn
-    PARAM = "7767517\\n3 3\\nInput in0 0 1 in0\\nInput in1 0 1 in1\\nBinaryOp op 2 1 in0 in1 out 0=0\\n"
-    net = ncnn.Net()
-    net.opt.use_packing_layout = False
-    net.opt.num_threads = 1
-    net.opt.use_fp16_storage = net.opt.use_fp16_packed = net.opt.use_fp16_arithmetic = False
-    net.opt.use_bf16_storage = False
-    assert net.load_param_mem(PARAM) == 0
-    net.load_model(ncnn.DataReaderFromEmpty())
-    for line in sys.stdin:
-        a, b = json.loads(line)
-        ex = net.create_extractor()
-        ex.input("in0", ncnn.Mat(np.ones(a, np.float32)).clone())
-        ex.input("in1", ncnn.Mat(np.ones(b, np.float32)).clone())
-        ret, out = ex.extract("out")
-        shape = list(np.array(out).shape) if ret == 0 else None
-        print(json.dumps([a, b, ret, shape]), flush=True)
-    """
-)
-
-
 def test_invalid_pairs_ncnn_returns_0_with_max_shape():
     """A sample of the 7768 pairs bcast refuses: ncnn reports nothing (ret 0)
     and allocates the per-axis max of the expanded shapes (deviation
@@ -441,18 +365,7 @@ def test_invalid_pairs_ncnn_returns_0_with_max_shape():
     sample += [outer[i] for i in rng.choice(len(outer), 150, replace=False)]
     for a, b in sample:  # bcast refuses them all (already shown for every pair above)
         assert isinstance(_infer(a, b), BroadcastError)
-    stdin = "".join(json.dumps([list(a), list(b)]) + "\n" for a, b in sample)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", _CHILD], input=stdin, capture_output=True, text=True,
-                          timeout=120, env=env)
-    lines = proc.stdout.splitlines()
-    assert proc.returncode == 0, (
-        f"ncnn child died with status {proc.returncode} after {len(lines)} of {len(sample)} pairs; "
-        f"next pair {sample[len(lines)] if len(lines) < len(sample) else None}; stderr: {proc.stderr[-2000:]}"
-    )
-    assert len(lines) == len(sample)
-    for line, (a, b) in zip(lines, sample):
-        ra, rb, ret, shape = json.loads(line)
-        assert (tuple(ra), tuple(rb)) == (a, b)
-        assert ret == 0, (a, b, ret)
-        assert tuple(shape) == ncnn_model(a, b)[2], (a, b, shape)
+    results = oracle.run_many([(ADD, np.ones(a, np.float32), np.ones(b, np.float32)) for a, b in sample])
+    for out, (a, b) in zip(results, sample):
+        assert isinstance(out, np.ndarray), (a, b, out)  # ret 0, no crash
+        assert out.shape == ncnn_model(a, b)[2], (a, b, out.shape)

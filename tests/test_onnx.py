@@ -17,7 +17,6 @@ deviation (``bcast.deviations``); the test asserts that it is.
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -28,20 +27,24 @@ from bcast.deviations import applicable
 
 onnx = pytest.importorskip("onnx")
 
-from onnx import TensorProto, helper, numpy_helper, shape_inference  # noqa: E402
+from onnx import helper, shape_inference  # noqa: E402
+from onnx_node_cases import all_node_cases, opset_of  # noqa: E402
+
+from bcast.oracles import reference as ref_oracle  # noqa: E402
+from bcast.oracles import RuntimeRefused  # noqa: E402
+from bcast.oracles._onnx_model import make_model as build_model  # noqa: E402
 
 try:  # onnxruntime is optional: its tests skip without it
-    import onnxruntime as ort
+    import onnxruntime  # noqa: F401
 
-    ort.set_default_logger_severity(4)
+    from bcast.oracles import onnxruntime as ort_oracle
 except ImportError:  # pragma: no cover
-    ort = None
+    ort_oracle = None
 
-needs_ort = pytest.mark.skipif(ort is None, reason="onnxruntime is not installed")
+needs_ort = pytest.mark.skipif(ort_oracle is None, reason="onnxruntime is not installed")
 
 OPSET = 21
-ELEM = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL,
-        np.dtype(np.int64): TensorProto.INT64}
+F32 = "float32"
 
 
 # --- helpers -------------------------------------------------------------------
@@ -63,19 +66,13 @@ def through_plan(plan, *arrays):
     return [np.broadcast_to(np.asarray(x).reshape(plan.aligned_shape(i)), plan.shape) for i, x in enumerate(arrays)]
 
 
-def make_model(op, inputs, *, attrs=None, initializers=(), opset=OPSET, ir_version=10):
-    """A one-node model.  ``inputs``: (name, elem_type, shape or None) triples;
-    the output is declared without a shape, so inference has to find it."""
-    node = helper.make_node(op, [n for n, _, _ in inputs] + [t.name for t in initializers], ["Y"], **(attrs or {}))
-    graph = helper.make_graph(
-        [node], "g",
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
-        initializer=list(initializers),
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir_version
-    return model
+def make_model(op, inputs, *, attrs=None, initializers=None, opset=OPSET):
+    """A one-node model (bcast.oracles' builder).  ``inputs``: (name, dtype,
+    shape or None) triples; ``initializers``: name -> array; the output is
+    declared without a type or shape, so inference has to find them."""
+    names, dtypes, shapes = zip(*inputs)
+    return build_model(op, dtypes, names=names, shapes=shapes, attrs=attrs, initializers=initializers,
+                       opset=opset)
 
 
 def onnx_inferred_shape(model):
@@ -93,37 +90,27 @@ def onnx_inferred_shape(model):
     return tuple(dims)
 
 
-def is_ort_error(e: BaseException) -> bool:
-    return type(e).__module__.startswith("onnxruntime")
-
-
-def session(model):
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.inter_op_num_threads = 1
-    so.log_severity_level = 4
-    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-
-
-def ort_run(model_or_session, feeds):
-    """Output 0, or the onnxruntime exception (at load or at run)."""
+def _first_output_or_refusal(run, *args):
     try:
-        sess = model_or_session if ort is not None and isinstance(model_or_session, ort.InferenceSession) \
-            else session(model_or_session)
-        return sess.run(None, feeds)[0]
-    except Exception as e:  # noqa: BLE001 - only onnxruntime's own errors are accepted
-        if not is_ort_error(e):
-            raise
+        return run(*args)[0]
+    except RuntimeRefused as e:
         return e
+
+
+def ort_run(model, feeds):
+    """onnxruntime's output 0 for ``model``, or its refusal (at load or at run)."""
+    return _first_output_or_refusal(ort_oracle.run_model, model, feeds)
+
+
+def ort_run_op(op, arrays):
+    """onnxruntime's output 0 for ``op`` on ``arrays`` (inputs declared without
+    shapes: its kernels decide, one cached session per op and dtypes), or its refusal."""
+    return _first_output_or_refusal(lambda: ort_oracle.run(op, arrays, opset=OPSET))
 
 
 def reference_run(model, feeds):
-    from onnx.reference import ReferenceEvaluator
-
-    try:
-        return ReferenceEvaluator(model).run(None, feeds)[0]
-    except (ValueError, TypeError) as e:  # numpy's broadcasting errors (TypeError wraps them for Add)
-        return e
+    """The ReferenceEvaluator's output 0, or its refusal."""
+    return _first_output_or_refusal(ref_oracle.run_model, model, feeds)
 
 
 def random_shapes(rng, n, *, max_rank=4, sizes=(0, 1, 2, 3, 4), p=(0.06, 0.24, 0.25, 0.25, 0.2), perturb=0.07):
@@ -165,10 +152,8 @@ NUMPY_OPS = {
 }
 
 
-def numpy_model(op, shapes, *, static=True):
-    dtypes = NUMPY_OPS[op]
-    return make_model(op, [(f"x{i}", ELEM[np.dtype(t)], s if static else None)
-                           for i, (t, s) in enumerate(zip(dtypes, shapes))])
+def numpy_model(op, shapes):
+    return make_model(op, [(f"x{i}", t, s) for i, (t, s) in enumerate(zip(NUMPY_OPS[op], shapes))])
 
 
 def expected_numpy(op, plan, arrays):
@@ -271,11 +256,10 @@ def test_numpy_random_vs_onnxruntime_kernels():
     rng = np.random.default_rng(77)
     counts = {"accept": 0, "refuse": 0}
     for op in NUMPY_OPS:
-        sess = session(numpy_model(op, [None] * len(NUMPY_OPS[op]), static=False))
         for _ in range(250):
             shapes = random_shapes(rng, len(NUMPY_OPS[op]), perturb=0.12)
             arrays = [data(rng, s, t) for s, t in zip(shapes, NUMPY_OPS[op])]
-            got = ort_run(sess, {f"x{i}": a for i, a in enumerate(arrays)})
+            got = ort_run_op(op, arrays)
             res = infer(*shapes)
             if refused(res):
                 assert isinstance(got, Exception), (op, shapes, "onnxruntime gives", got.shape, str(res))
@@ -299,9 +283,9 @@ GEMM_C_REFUSED = [(M,), (N, M), (1, 1, N), (1, M, N), (2, M, N), (K,), (2, N), (
 def gemm_case(c_shape, trans_a=0, trans_b=0, m=M, k=K, n=N):
     a_shape = (k, m) if trans_a else (m, k)
     b_shape = (n, k) if trans_b else (k, n)
-    inputs = [("A", TensorProto.FLOAT, a_shape), ("B", TensorProto.FLOAT, b_shape)]
+    inputs = [("A", F32, a_shape), ("B", F32, b_shape)]
     if c_shape is not None:
-        inputs.append(("C", TensorProto.FLOAT, c_shape))
+        inputs.append(("C", F32, c_shape))
     model = make_model("Gemm", inputs, attrs={"transA": trans_a, "transB": trans_b})
     return a_shape, b_shape, model
 
@@ -385,23 +369,21 @@ FIXED_EXPAND = [
 ]
 
 
-def expand_model(data_shape, target, *, as_input=False):
-    if as_input:
-        return make_model("Expand", [("x", TensorProto.FLOAT, None), ("s", TensorProto.INT64, None)])
-    shape_t = numpy_helper.from_array(np.array(target, dtype=np.int64).reshape(len(target)), "s")
-    return make_model("Expand", [("x", TensorProto.FLOAT, data_shape)], initializers=[shape_t])
+def expand_model(data_shape, target):
+    """Expand with the target as an initializer, so that ONNX's inference sees it."""
+    shape_t = np.array(target, dtype=np.int64).reshape(len(target))
+    return make_model("Expand", [("x", F32, data_shape)], initializers={"s": shape_t})
 
 
-def _check_expand(data_shape, target, want_ok, rng, dyn_sess=None):
+def _check_expand(data_shape, target, want_ok, rng):
     res = infer(data_shape, target, rule="bidirectional")
     assert refused(res) != want_ok, (data_shape, target, res)
     x = data(rng, data_shape)
     model = expand_model(data_shape, target)
     outs = {"infer_shapes": onnx_inferred_shape(model), "reference": reference_run(model, {"x": x})}
-    if ort is not None:
+    if ort_oracle is not None:
         outs["onnxruntime"] = ort_run(model, {"x": x})
-    if dyn_sess is not None:
-        outs["onnxruntime (shape fed)"] = ort_run(dyn_sess, {"x": x, "s": np.array(target, np.int64)})
+        outs["onnxruntime (shape fed)"] = ort_run_op("Expand", [x, np.array(target, np.int64).reshape(len(target))])
     for name, out in outs.items():
         if refused(res):
             assert out is None or isinstance(out, Exception), (name, data_shape, target, "accepts", out)
@@ -420,18 +402,16 @@ def test_expand_fixed(data_shape, target, want):
     res = infer(data_shape, target, rule="bidirectional")
     if want is not None:
         assert res.shape == want
-    dyn = session(expand_model(None, None, as_input=True)) if ort is not None else None
-    _check_expand(data_shape, target, want is not None, np.random.default_rng(2), dyn)
+    _check_expand(data_shape, target, want is not None, np.random.default_rng(2))
 
 
 def test_expand_random():
     rng = np.random.default_rng(8)
-    dyn = session(expand_model(None, None, as_input=True)) if ort is not None else None
     counts = [0, 0]
     for _ in range(250):
         data_shape, target = random_shapes(rng, 2, perturb=0.2)
         ok = not refused(infer(data_shape, target, rule="bidirectional"))
-        _check_expand(data_shape, target, ok, rng, dyn)
+        _check_expand(data_shape, target, ok, rng)
         counts[ok] += 1
     assert min(counts) >= 40, counts
     print(f"Expand: {sum(counts)} random cases, accepted {counts[1]}, refused {counts[0]}")
@@ -457,22 +437,13 @@ REQUIRED_NODE_TESTS = [
 
 @pytest.fixture(scope="module")
 def node_tests():
-    from onnx.backend.test.case.node import collect_testcases
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cases = collect_testcases(None)
     out = []
-    for case in cases:
+    for case in all_node_cases():
         nodes = case.model.graph.node
         if len(nodes) != 1 or nodes[0].op_type not in NODE_TEST_OPS or nodes[0].domain not in ("", "ai.onnx"):
             continue
         out.append(case)
     return out
-
-
-def _opset(model) -> int:
-    return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
 
 
 def _node_test_plan(case, inputs):
@@ -482,7 +453,7 @@ def _node_test_plan(case, inputs):
     shapes = [tuple(np.shape(x)) for x in inputs]
     op = node.op_type
     if op in MULTIDIRECTIONAL:
-        if _opset(case.model) < 7:
+        if opset_of(case.model) < 7:
             return bcast.infer(*shapes, rule="onnx-legacy", broadcast=attrs.get("broadcast", 0),
                                axis=attrs.get("axis"))
         return bcast.infer(*shapes, rule="numpy")
@@ -618,8 +589,7 @@ def test_legacy_plan(a_shape, b_shape, axis, aligned):
     want = legacy_add_by_index(a, b, start)
     assert np.array_equal(x + y, want)
     attrs = {"broadcast": 1} if axis is None else {"broadcast": 1, "axis": axis}
-    model = make_model("Add", [("A", TensorProto.FLOAT, a_shape), ("B", TensorProto.FLOAT, b_shape)],
-                       attrs=attrs, opset=6, ir_version=3)
+    model = make_model("Add", [("A", F32, a_shape), ("B", F32, b_shape)], attrs=attrs, opset=6)
     assert onnx_inferred_shape(model) == a_shape
 
 
@@ -667,8 +637,7 @@ def test_legacy_converted_model_in_onnxruntime(a_shape, b_shape, axis):
     from onnx import version_converter
 
     attrs = {"broadcast": 1} if axis is None else {"broadcast": 1, "axis": axis}
-    model = make_model("Add", [("A", TensorProto.FLOAT, a_shape), ("B", TensorProto.FLOAT, b_shape)],
-                       attrs=attrs, opset=6, ir_version=3)
+    model = make_model("Add", [("A", F32, a_shape), ("B", F32, b_shape)], attrs=attrs, opset=6)
     res = bcast.infer(a_shape, b_shape, rule="onnx-legacy", **attrs)
     ids = [f.deviation.id for f in applicable(a_shape, b_shape, rule="onnx-legacy", **attrs)]
     assert "onnxruntime-no-legacy-opsets" in ids

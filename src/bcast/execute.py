@@ -44,6 +44,7 @@ __all__ = [
     "apply",
     "broadcast_arrays",
     "check_memory",
+    "check_out",
     "memory_budget",
     "memory_budget_set",
     "namespace",
@@ -248,7 +249,8 @@ def view(x: Any, plan: Plan, i: int, xp=None):
     return xp.broadcast_to(x, plan.shape)
 
 
-def _check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
+def check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
+    """Refuse (:class:`InputError`) an ``out=`` that is not a writable array of ``shape`` (and ``dtype``)."""
     if not hasattr(out, "shape"):
         raise InputError(f"out= must be an array, got {type(out).__name__}")
     if tuple(out.shape) != tuple(shape):
@@ -275,7 +277,7 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     if out is not None:
         if lazy:
             raise InputError("out= cannot be used with lazy (dask) arrays: the result is itself lazy")
-        _check_out(out, plan.shape, dtype)
+        check_out(out, plan.shape, dtype)
     elif not lazy:
         check_memory(plan.shape, _result_dtype(arrays, dtype))
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]

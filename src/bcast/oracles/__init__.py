@@ -11,6 +11,11 @@ bcast[test]`` installs them):
 - :mod:`bcast.oracles.ncnn` -- one ncnn BinaryOp layer, in the process or in a
   child process (ncnn may crash on the shapes it does not support).
 
+Every oracle has ``run(op, inputs, ...)``; a runtime that refuses (an error at
+load or at run, a non-zero return code) raises :class:`RuntimeRefused`, and one
+that dies in a child process :class:`RuntimeCrashed`.  The ONNX oracles also
+have ``run_model(model, feeds)`` for whole models.
+
 The differential tests, the deviation proofs and ``bcast conformance`` use them.
 """
 
@@ -18,7 +23,34 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["available"]
+__all__ = ["RuntimeCrashed", "RuntimeRefused", "available"]
+
+
+class RuntimeRefused(Exception):
+    """A runtime refused the request: an error at load or at run, or a non-zero return code.
+
+    Attributes: ``runtime`` (``"onnxruntime"``, ``"reference"``, ``"openvino"``,
+    ``"ncnn"``) and ``message`` (the runtime's own text, on one line).
+    """
+
+    def __init__(self, runtime: str, message: str) -> None:
+        self.runtime, self.message = runtime, message
+        super().__init__(f"{runtime} refused: {message}")
+
+    def __reduce__(self):
+        return (type(self), (self.runtime, self.message))
+
+
+class RuntimeCrashed(RuntimeRefused):
+    """The child process running the runtime died; ``returncode`` is its status
+    (``-signal.SIGFPE`` for a floating-point exception)."""
+
+    def __init__(self, runtime: str, message: str, returncode: int) -> None:
+        self.returncode = returncode
+        super().__init__(runtime, message)
+
+    def __reduce__(self):
+        return (type(self), (self.runtime, self.message, self.returncode))
 
 _RUNTIMES = {"onnxruntime": "onnxruntime", "reference": "onnx", "openvino": "openvino", "ncnn": "ncnn"}
 
