@@ -19,6 +19,7 @@ from bcast.execute import (
     memory_budget_set,
     parse_bytes,
     set_memory_budget,
+    view,
 )
 
 RNG = np.random.default_rng(3)
@@ -149,6 +150,11 @@ def test_terabyte_output_is_refused_before_allocating():
 def test_dims_past_any_machine_are_refused():
     with pytest.raises(MemoryBudgetError, match="EiB|ZiB"):
         check_memory((2**40, 2**40), np.float64)
+
+
+def test_views_past_numpy_s_index_range_are_refused():
+    with pytest.raises(InputError, match=r"\(1000000,1000000,1000000,1000000\) has 1e\+24 elements, more than a numpy array"):
+        view(np.ones(1), bcast.infer((1,), (10**6,) * 4, rule="bidirectional"), 0)
 
 
 def test_budget_settings():

@@ -230,6 +230,9 @@ def _shape(x: Any) -> tuple:
 # --------------------------------------------------------------------------- the executor
 
 
+_MAX_ELEMENTS = np.iinfo(np.intp).max
+
+
 def view(x: Any, plan: Plan, i: int, xp=None):
     """Input ``i`` of ``plan`` (the array ``x``) as a read-only view of the output shape.
 
@@ -240,6 +243,11 @@ def view(x: Any, plan: Plan, i: int, xp=None):
     xp = np if xp is None else xp
     aligned = plan.aligned_shape(i)
     if xp is np:
+        if math.prod(plan.shape) > _MAX_ELEMENTS:
+            raise InputError(
+                f"{plan.rule}: the output {format_shape(plan.shape)} has {math.prod(plan.shape):.3g} elements, "
+                "more than a numpy array can have, even as a view (2**63 - 1)"
+            )
         x = np.asarray(x)
         if x.shape != aligned:
             x = x.reshape(aligned)
