@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .._format import brief
-from ..dims import broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
+from ..dims import Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
 from ..shapes import as_shape
@@ -197,8 +197,10 @@ class Ctx:
         )
 
     def label(self, i: int, k: int) -> str:
-        """How axis ``k`` of input ``i`` is named in a constraint: ``A[1]``."""
-        return f"{self.names[i]}[{k}]"
+        """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
+        (also when a rule has narrowed it to another kind of dim)."""
+        d = self.shapes[i][k]
+        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k}]"
 
     def require(self, found, a, b, ax, out_rank, da, db, reason, maps) -> None:
         """Record the constraints ``found`` (a tuple), or raise a dims error for
