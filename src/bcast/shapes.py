@@ -23,7 +23,7 @@ import re
 from typing import Iterable
 
 from ._format import brief, format_shape
-from .dims import MAX_RANK, as_dim, parse_dim
+from .dims import MAX_RANK, Interval, Sym, as_dim, parse_dim
 from .errors import InputError
 
 __all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
@@ -84,8 +84,13 @@ def parse_shape(text: str) -> Shape:
 def as_shape(value: object, *, what: str = "shape") -> Shape:
     """Normalize what a Python caller passes as a shape.
 
-    Accepts a tuple or list of integers (numpy integers too), a bare integer
-    (rank 1, as numpy does), or a string in the command-line syntax.
+    Accepts a tuple or list of dims -- integers (numpy integers too), the
+    :class:`~bcast.dims.Sym` and :class:`~bcast.dims.Interval` objects, or their
+    text (``"N"``, ``"?"``, ``"2..4"``) -- a bare dim (rank 1, as numpy does), or
+    a string in the command-line syntax.
+
+    >>> as_shape(["N", 3, "?"]), as_shape(Sym("N"))
+    ((Sym('N'), 3, Interval(0, None)), (Sym('N'),))
     """
     if type(value) is tuple and all(type(d) is int and 0 <= d <= 0x7FFFFFFFFFFFFFFF for d in value):
         if len(value) > MAX_RANK:
@@ -94,15 +99,15 @@ def as_shape(value: object, *, what: str = "shape") -> Shape:
     if isinstance(value, str):
         return parse_shape(value)
     if isinstance(value, (bool, float)):
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
-    if isinstance(value, int) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims")
+    if isinstance(value, (int, Sym, Interval)) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
         return (as_dim(value, where=f"invalid {what} {brief(value)}: "),)
     if isinstance(value, dict) or not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims")
     try:
         items = list(value)
     except Exception:  # an iterable that fails while iterating
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers") from None
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims") from None
     if len(items) > MAX_RANK:
         raise InputError(f"invalid {what}: rank {len(items)} is more than {MAX_RANK}")
     return tuple(as_dim(d, where=f"invalid {what} {_show(items)}: axis {i}: ") for i, d in enumerate(items))
