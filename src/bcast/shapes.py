@@ -30,7 +30,7 @@ __all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
 
 Shape = tuple
 
-SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4, and [] or scalar for rank 0"
+SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4 (a dim: 3, N, ?, 2..4 or 2..), and [] or scalar for rank 0"
 
 
 def parse_shape(text: str) -> Shape:

@@ -36,7 +36,8 @@ def plan(ctx: Ctx):
             )
         for ax in range(len(s) - 1, -1, -1):
             merged = meet(out[ax], s[ax])
-            found = None if merged is None else equal_constraint((ctx.label(0, ax), first[ax]), (ctx.label(i, ax), s[ax]))
+            found = equal_constraint((ctx.label(0, ax), first[ax]), (ctx.label(i, ax), s[ax]))
+            found = None if merged is None else found
             out_ax = out_rank - len(s) + ax
             ctx.require(found, (0, ax), (i, ax), out_ax, out_rank, first[ax], s[ax], REASON, maps)
             out[ax] = merged
