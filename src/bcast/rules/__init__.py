@@ -92,7 +92,7 @@ def result_shape(*shapes, rule: str = "numpy", policy: str = "permissive", **att
     >>> result_shape((2, 3, 4, 5), (5,))
     (2, 3, 4, 5)
     """
-    if rule == "numpy" and len(shapes) == 2 and not attrs:
+    if rule == "numpy" and len(shapes) == 2 and not attrs and policy in POLICIES:
         a, b = shapes
         if type(a) is tuple and type(b) is tuple:
             out = _numpy2(a, b)
