@@ -14,9 +14,9 @@ shapes (intervals).
   (only B stretches), so it is narrower there; and OpenVINO refuses a B dim 1
   facing an A dim 0 (the registered openvino-pdpd-zero-size).  Every
   disagreement is one of these two.
-- Soundness: for random sizes of the open dims, the concrete broadcast works
-  exactly when the plan's constraints hold, and then gives a shape the
-  symbolic result allows.
+- Soundness, for every rule: for random sizes of the open dims, the concrete
+  broadcast works exactly when the plan's constraints hold, and then gives a
+  shape the symbolic result allows; shapes refused outright fail for any sizes.
 """
 
 from __future__ import annotations
@@ -185,19 +185,36 @@ SOUND_RULES = [
     ("none", 2, {}), ("pdpd", 2, {}), ("paddle", 2, {}), ("onnx-legacy", 2, {}),
     ("onnx-legacy", 2, {"broadcast": 1}), ("ncnn", 2, {}), ("openvino-prelu", 2, {}),
     ("openvino-broadcast-pdpd", 2, {}), ("openvino-select", 3, {}),
-    ("openvino-select", 3, {"auto_broadcast": "pdpd"}),
+    ("openvino-select", 3, {"auto_broadcast": "pdpd"}), ("explicit", 2, {}), ("onnx-gemm", 3, {}),
 ]
 OPEN = ["N", "M", "?", "1..3", "2..4", "0..2", "2.."]
 
 
+def _random_dims(rng, rank):
+    return tuple(parse_dim(rng.choice(["1", "1", "2", "3", "0"] + OPEN)) for _ in range(rank))
+
+
 def _random_open_shapes(rng, n):
-    shapes = []
-    for _ in range(n):
-        rank = rng.randint(0, 3)
-        shapes.append(tuple(parse_dim(rng.choice(["1", "1", "2", "3", "0"] + OPEN)) for _ in range(rank)))
+    shapes = [_random_dims(rng, rng.randint(0, 3)) for _ in range(n)]
     if n >= 2 and rng.random() < 0.5:  # B a suffix of A more often, so that one-way rules accept
         shapes[1] = shapes[0][rng.randint(0, len(shapes[0])):]
     return shapes
+
+
+def _random_case(rng, rule, n, attrs):
+    """Shapes and attributes for one soundness case: Gemm's A and B have rank 2, explicit gets sorted axes."""
+    if rule == "onnx-gemm":
+        a, b = _random_dims(rng, 2), _random_dims(rng, 2)
+        if rng.random() < 0.5:
+            b = (a[1], b[1])
+        return [a, b, _random_dims(rng, rng.randint(0, 2))], attrs
+    shapes = _random_open_shapes(rng, n)
+    if rule == "explicit":
+        data, target = shapes
+        if len(data) > len(target):
+            data, target = target, data
+        return [data, target], {"axes_mapping": sorted(rng.sample(range(len(target)), len(data)))}
+    return shapes, attrs
 
 
 def _random_sizes(rng, shapes, names):
@@ -219,12 +236,12 @@ def _allows(dim, size) -> bool:
     return dim == size if type(dim) is int else maybe(dim, size)
 
 
-@pytest.mark.parametrize("rule, n, attrs", SOUND_RULES, ids=[f"{r}-{n}-{a}" for r, n, a in SOUND_RULES])
-def test_constraints_are_sound_and_exact(rule, n, attrs):
-    rng = random.Random(f"{SEED}{rule}{n}{attrs}")
+@pytest.mark.parametrize("rule, n, given", SOUND_RULES, ids=[f"{r}-{n}-{a}" for r, n, a in SOUND_RULES])
+def test_constraints_are_sound_and_exact(rule, n, given):
+    rng = random.Random(f"{SEED}{rule}{n}{given}")
     seen = {True: 0, False: 0}
     for _ in range(300):
-        shapes = _random_open_shapes(rng, n)
+        shapes, attrs = _random_case(rng, rule, n, given)
         try:
             plan = bcast.infer(*shapes, rule=rule, **attrs)
         except BroadcastError as err:
