@@ -17,7 +17,8 @@ from .deviations import DEVIATIONS, findings_for
 from .errors import BroadcastError, InputError
 from .explain import explain_error, explain_plan
 from .comparison import compare
-from .rules import RULES, get_rule, infer
+from .dims import json_shape
+from .rules import POLICIES, RULES, get_rule, infer
 from .shapes import SHAPE_SYNTAX, parse_shape
 
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
@@ -88,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
         p.add_argument("--rule", default="numpy", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
         p.add_argument("--names", metavar="A,B", help="names for the inputs in messages")
+        p.add_argument("--policy", default="permissive", choices=POLICIES,
+                       help="for symbolic, unknown and interval dims: permissive (default, as ONNX: broadcast when "
+                       "some sizes work, and list the constraints) or strict (refuse what the shapes do not prove)")
         _add_attr_options(p)
         p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -128,7 +132,7 @@ def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
     return {
         "rule": rule,
         "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in err.attrs},
-        "inputs": [list(s) for s in shapes],
+        "inputs": [json_shape(s) for s in shapes],
         "names": list(err.names),
         "ok": False,
         "shape": None,
@@ -141,7 +145,7 @@ def _cmd_shape_or_explain(args, out) -> int:
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     attrs = _attrs_from(args)
     try:
-        plan = infer(*shapes, rule=args.rule, names=names, **attrs)
+        plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
     except BroadcastError as err:
         if args.json:
             d = _error_json(args.rule, shapes, err)
@@ -154,10 +158,10 @@ def _cmd_shape_or_explain(args, out) -> int:
         return EXIT_NOT_BROADCASTABLE
     if args.json:
         d = plan.to_dict()
-        d["inputs"] = [list(s) for s in shapes]  # as written (ncnn order stays ncnn order)
+        d["inputs"] = [json_shape(s) for s in shapes]  # as written (ncnn order stays ncnn order)
         if plan.attr("ncnn_order"):
-            d["shape"] = list(plan.shape[::-1])
-            d["numpy"] = {"inputs": [list(s) for s in plan.inputs], "shape": list(plan.shape)}
+            d["shape"] = json_shape(plan.shape[::-1])
+            d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d["ncnn"]
         d["deviations"] = [f.to_dict() for f in findings_for(plan)]
         print(json.dumps(d, indent=2), file=out)
@@ -166,6 +170,8 @@ def _cmd_shape_or_explain(args, out) -> int:
     else:
         shape = plan.shape[::-1] if plan.attr("ncnn_order") else plan.shape
         print(format_shape(shape, ncnn=bool(plan.attr("ncnn_order"))), file=out)
+        for c in plan.constraints:
+            print(f"if {c}", file=out)
     return EXIT_OK
 
 

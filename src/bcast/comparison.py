@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .deviations import findings_for
+from .dims import json_shape
 from .errors import BroadcastError
 from .rules import RULES, infer
 from .shapes import as_shape
@@ -54,8 +55,14 @@ def compare(*shapes, **attrs) -> dict:
                 result = err
                 row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
             else:
-                row.update(ok=True, shape=list(result.shape), error=None, note=result.attr("alignment") or "")
+                row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
             for f in findings_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
-    return {"inputs": [list(s) for s in shapes], "rules": rows, "deviations": findings}
+    return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
+
+
+def _note(plan) -> str:
+    """The alignment a rule chose, and the constraints the plan needs."""
+    parts = [plan.attr("alignment") or ""] + [f"if {c}" for c in plan.constraints]
+    return "; ".join(p for p in parts if p)

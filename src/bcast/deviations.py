@@ -652,8 +652,13 @@ assert len(_ids) == len(set(_ids)), "deviation ids must be unique"
 
 
 def findings_for(result: Plan | BroadcastError) -> list[Finding]:
-    """The deviations that bear on a plan or a broadcast error, with their notes."""
+    """The deviations that bear on a plan or a broadcast error, with their notes.
+
+    Every entry is proven on static shapes, so shapes with other dims (``N``,
+    ``?``, ``2..4``) get none."""
     outcome = Outcome.of(result)
+    if not all(type(d) is int for s in outcome.shapes for d in s):
+        return []
     out = []
     for dev in DEVIATIONS:
         if outcome.rule not in dev.rules:

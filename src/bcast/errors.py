@@ -39,8 +39,11 @@ class BroadcastError(ValueError):
         Why, in words: what must hold and what does not.
     kind : str
         ``"dims"`` (two dims conflict), ``"rank"``, ``"attribute"`` (an axis,
-        axes_mapping or broadcast flag does not fit the shapes) or
-        ``"unsupported"`` (the framework cannot represent the case at all).
+        axes_mapping or broadcast flag does not fit the shapes),
+        ``"unsupported"`` (the framework cannot represent the case at all),
+        ``"undecidable"`` (what the rule does depends on a size the shapes
+        leave open: ncnn's alignment of a 1-D ``N``) or ``"unproven"``
+        (``policy="strict"``: it broadcasts only for some sizes).
     operands : tuple of int
         Indices (into ``shapes``) of the operands involved, the conflicting
         pair for ``kind == "dims"``.
@@ -140,7 +143,7 @@ class BroadcastError(ValueError):
             "operands": [self.names[i] for i in self.operands],
             "axis": None if self.axes is None else list(self.axes),
             "from_right": self.from_right,
-            "dims": None if self.dims is None else list(self.dims),
+            "dims": None if self.dims is None else [d if type(d) is int else str(d) for d in self.dims],
             "reason": self.reason,
             "message": str(self),
         }

@@ -3,7 +3,8 @@
 Every input gets a row; each of its dims sits in the column of the output axis
 it lands on, so numpy's right alignment, ncnn's left alignment and an explicit
 axes_mapping all read the same way.  A stretched dim is starred; a failing
-column is marked with ``^``.
+column is marked with ``^``.  The constraints a plan needs of symbolic,
+unknown and interval dims follow the verdict, one ``if`` line each.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
         lines.append(f"  alignment: {case}")
     lines.append("")
     lines.append(f"ok: {format_shape(plan.shape)}")
+    lines += [f"  if {c}" for c in plan.constraints]
     if deviations:
         lines += _findings(findings_for(plan))
     return "\n".join(lines)

@@ -5,6 +5,14 @@ axis each of its axes lands on (its *axis map*) and which of its axes are
 stretched (a dim of 1 repeated to a different output size).  Running an op is
 then mechanical: reshape each input by its axis map (:meth:`Plan.aligned_shape`),
 take a stride-0 view of the output shape, apply the op.
+
+With dims that are not static (symbols, ``?``, intervals) a plan also holds
+the *constraints* the broadcast needs of the sizes the shapes leave open
+(:class:`~bcast.dims.Constraint`): with them it holds for any sizes.
+
+>>> from bcast import infer
+>>> [str(c) for c in infer("N,3", "5,1").constraints]
+['N ∈ {1, 5}']
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._format import format_shape
+from .dims import is_one, json_shape
 
 __all__ = ["Plan"]
 
@@ -40,6 +49,9 @@ class Plan:
         For every input, its axes whose dim (1) is stretched to another size.
     attrs : tuple of (name, value) pairs
         The attributes the rule used, normalized (e.g. PDPD's resolved axis).
+    constraints : tuple of Constraint
+        What the broadcast needs of dims the shapes leave open (``N ∈ {1, 5}``);
+        empty when it holds whatever their sizes, always so for static shapes.
     """
 
     rule: str
@@ -49,13 +61,16 @@ class Plan:
     axis_maps: tuple
     stretched: tuple
     attrs: tuple = ()
+    constraints: tuple = ()
 
     @classmethod
-    def build(cls, rule: str, inputs, shape, names, axis_maps, attrs=()) -> "Plan":
-        """Make a plan, deriving ``stretched`` from the maps (the one constructor rules use)."""
+    def build(cls, rule: str, inputs, shape, names, axis_maps, attrs=(), constraints=()) -> "Plan":
+        """Make a plan, deriving ``stretched`` from the maps (the one constructor rules use).
+
+        A dim is stretched when it is 1 and its output dim is not (definitely)."""
         shape = tuple(shape)
         stretched = tuple(
-            tuple(k for k, ax in enumerate(m) if ax is not None and inp[k] != shape[ax])
+            tuple(k for k, ax in enumerate(m) if ax is not None and is_one(inp[k]) and not is_one(shape[ax]))
             for inp, m in zip(inputs, axis_maps)
         )
         return cls(
@@ -66,6 +81,7 @@ class Plan:
             tuple(tuple(m) for m in axis_maps),
             stretched,
             tuple(attrs),
+            tuple(constraints),
         )
 
     @property
@@ -105,21 +121,26 @@ class Plan:
         d: dict[str, Any] = {
             "rule": self.rule,
             "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.attrs},
-            "inputs": [list(s) for s in self.inputs],
+            "inputs": [json_shape(s) for s in self.inputs],
             "names": list(self.names),
             "ok": True,
-            "shape": list(self.shape),
+            "shape": json_shape(self.shape),
             "axis_maps": [list(m) for m in self.axis_maps],
             "stretched": [list(s) for s in self.stretched],
+            "constraints": [str(c) for c in self.constraints],
             "error": None,
         }
         if self.attr("ncnn_order"):
             d["ncnn"] = {
-                "inputs": [list(s[::-1]) for s in self.inputs],
-                "shape": list(self.shape[::-1]),
+                "inputs": [json_shape(s[::-1]) for s in self.inputs],
+                "shape": json_shape(self.shape[::-1]),
             }
         return d
 
     def __str__(self) -> str:
         ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(self.names, self.inputs))
-        return f"{self.rule}: {ins} -> {format_shape(self.shape)}"
+        text = f"{self.rule}: {ins} -> {format_shape(self.shape)}"
+        if self.constraints:
+            text += " if " + "; ".join(str(c) for c in self.constraints)
+        return text
+

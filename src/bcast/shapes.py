@@ -7,6 +7,12 @@ The text syntax (DESIGN.md), the same in every command::
     2,3,4     [2,3,4]    (2,3,4)    2x3x4     spaces are allowed
     5         5,         [5]        a rank-1 shape
     []        ()         scalar     rank 0
+    N,3,?     [1,?,3..5] Nx3        symbols, unknown (?) and intervals (lo..hi, lo..)
+
+A dim is an integer, a symbol (a name: ``N``, ``batch``), ``?`` or an interval
+(:mod:`bcast.dims`).  ``x`` separates dims only in a bare shape without commas
+or brackets, so a symbol with an ``x`` in its name needs them (``[max_len]``).
+``-1`` is refused: write ``?`` for an unknown dim.
 
 Anything else is an :class:`~bcast.errors.InputError` with a one-line message.
 """
@@ -17,16 +23,14 @@ import re
 from typing import Iterable
 
 from ._format import brief, format_shape
-from .dims import MAX_RANK, as_dim
+from .dims import MAX_RANK, Interval, Sym, as_dim, parse_dim
 from .errors import InputError
 
 __all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
 
 Shape = tuple
 
-SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4, and [] or scalar for rank 0"
-
-_SYMBOLIC = re.compile(r"^(\?|-1|[A-Za-z_][A-Za-z0-9_]*|\d*\.\.\d*)$")
+SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4 (a dim: 3, N, ?, 2..4 or 2..), and [] or scalar for rank 0"
 
 
 def parse_shape(text: str) -> Shape:
@@ -34,10 +38,12 @@ def parse_shape(text: str) -> Shape:
 
     >>> parse_shape("2,3,4"), parse_shape("[2, 3]"), parse_shape("2x3x4"), parse_shape("[]")
     ((2, 3, 4), (2, 3), (2, 3, 4), ())
+    >>> parse_shape("[1,?,3..5]"), parse_shape("N,3")
+    ((1, Interval(0, None), Interval(3, 5)), (Sym('N'), 3))
     >>> parse_shape("2,-1")
     Traceback (most recent call last):
     ...
-    bcast.errors.InputError: invalid shape '2,-1': dim 1 is -1: negative dims are not allowed (-1 as 'unknown' is not supported yet)
+    bcast.errors.InputError: invalid shape '2,-1': dim 1: dim -1 is negative (write ? for an unknown dim)
     """
     if not isinstance(text, str):
         raise InputError(f"invalid shape {brief(text)}: expected a string; {SHAPE_SYNTAX}")
@@ -54,10 +60,9 @@ def parse_shape(text: str) -> Shape:
         raise InputError(f"invalid shape {brief(raw)}: empty; {SHAPE_SYNTAX}")
     if body.lower() == "scalar" and not bracketed:
         return ()
-    has_comma, has_x = "," in body, "x" in body or "X" in body
-    if has_comma and has_x:
-        raise InputError(f"invalid shape {brief(raw)}: mixes ',' and 'x' separators; {SHAPE_SYNTAX}")
-    parts = re.split(r"[xX]", body) if has_x else body.split(",")
+    has_comma = "," in body
+    x_split = not has_comma and not bracketed and ("x" in body or "X" in body)
+    parts = re.split(r"[xX]", body) if x_split else body.split(",")
     if has_comma and len(parts) > 1 and parts[-1].strip() == "":
         parts = parts[:-1]  # "5," is the rank-1 tuple (5,)
     if len(parts) > MAX_RANK:
@@ -67,31 +72,25 @@ def parse_shape(text: str) -> Shape:
         tok = part.strip()
         if not tok:
             raise InputError(f"invalid shape {brief(raw)}: dim {i} is empty; {SHAPE_SYNTAX}")
-        if tok.isdigit() and tok.isascii():
-            try:
-                dims.append(as_dim(int(tok)))
-            except InputError as e:
-                raise InputError(f"invalid shape {brief(raw)}: dim {i}: {e}") from None
-            continue
-        if tok.startswith("-") and tok[1:].isdigit():
-            hint = " (-1 as 'unknown' is not supported yet)" if tok == "-1" else ""
-            raise InputError(
-                f"invalid shape {brief(raw)}: dim {i} is {tok}: negative dims are not allowed{hint}"
-            )
-        if _SYMBOLIC.match(tok):
-            raise InputError(
-                f"invalid shape {brief(raw)}: dim {i} is {brief(tok)}: symbolic, unknown and interval "
-                "dims are not supported yet; use integers"
-            )
-        raise InputError(f"invalid shape {brief(raw)}: dim {i} is {brief(tok)}, not an integer; {SHAPE_SYNTAX}")
+        if tok == "...":
+            raise InputError(f"invalid shape {brief(raw)}: a dynamic rank (...) is not supported; give every dim")
+        try:
+            dims.append(parse_dim(tok))
+        except InputError as e:
+            raise InputError(f"invalid shape {brief(raw)}: dim {i}: {e}") from None
     return tuple(dims)
 
 
 def as_shape(value: object, *, what: str = "shape") -> Shape:
     """Normalize what a Python caller passes as a shape.
 
-    Accepts a tuple or list of integers (numpy integers too), a bare integer
-    (rank 1, as numpy does), or a string in the command-line syntax.
+    Accepts a tuple or list of dims -- integers (numpy integers too), the
+    :class:`~bcast.dims.Sym` and :class:`~bcast.dims.Interval` objects, or their
+    text (``"N"``, ``"?"``, ``"2..4"``) -- a bare dim (rank 1, as numpy does), or
+    a string in the command-line syntax.
+
+    >>> as_shape(["N", 3, "?"]), as_shape(Sym("N"))
+    ((Sym('N'), 3, Interval(0, None)), (Sym('N'),))
     """
     if type(value) is tuple and all(type(d) is int and 0 <= d <= 0x7FFFFFFFFFFFFFFF for d in value):
         if len(value) > MAX_RANK:
@@ -100,15 +99,15 @@ def as_shape(value: object, *, what: str = "shape") -> Shape:
     if isinstance(value, str):
         return parse_shape(value)
     if isinstance(value, (bool, float)):
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
-    if isinstance(value, int) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims")
+    if isinstance(value, (int, Sym, Interval)) or hasattr(value, "__index__") and not hasattr(value, "__len__"):
         return (as_dim(value, where=f"invalid {what} {brief(value)}: "),)
     if isinstance(value, dict) or not isinstance(value, Iterable) or isinstance(value, (bytes, bytearray)):
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers")
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims")
     try:
         items = list(value)
     except Exception:  # an iterable that fails while iterating
-        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of integers") from None
+        raise InputError(f"invalid {what} {brief(value)}: expected a sequence of dims") from None
     if len(items) > MAX_RANK:
         raise InputError(f"invalid {what}: rank {len(items)} is more than {MAX_RANK}")
     return tuple(as_dim(d, where=f"invalid {what} {_show(items)}: axis {i}: ") for i, d in enumerate(items))

@@ -7,6 +7,7 @@ runs the rule, and returns a :class:`~bcast.plan.Plan` or raises a
 
 from __future__ import annotations
 
+from .._format import brief
 from ..dims import MAX_DIM
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
@@ -25,7 +26,10 @@ def rule_names() -> tuple:
     return tuple(RULES)
 
 
-def infer(*shapes, rule: str = "numpy", names=None, **attrs) -> Plan:
+POLICIES = ("permissive", "strict")
+
+
+def infer(*shapes, rule: str = "numpy", names=None, policy: str = "permissive", **attrs) -> Plan:
     """Broadcast ``shapes`` under ``rule``; return the :class:`Plan`.
 
     Parameters
@@ -37,6 +41,12 @@ def infer(*shapes, rule: str = "numpy", names=None, **attrs) -> Plan:
         A rule name (:func:`rule_names`), default ``"numpy"``.
     names : sequence of str, optional
         Names for the inputs in messages (default: the rule's, e.g. A, B).
+    policy : {"permissive", "strict"}
+        For dims that are not static (``N``, ``?``, ``2..4``).  ``"permissive"``
+        (the default, as ONNX shape inference): broadcast when some sizes
+        make it work, and record in ``Plan.constraints`` what they must be.
+        ``"strict"``: only what holds for every size; a plan that would need a
+        constraint is a BroadcastError of kind ``"unproven"``.
     **attrs
         The rule's attributes: ``axis``, ``axes_mapping``, ``broadcast``,
         ``ncnn_order``, ``auto_broadcast``, ``transA``, ``transB``.
@@ -52,14 +62,27 @@ def infer(*shapes, rule: str = "numpy", names=None, **attrs) -> Plan:
     --------
     >>> infer((2, 3, 4, 5), (3, 4), rule="pdpd", axis=1).shape
     (2, 3, 4, 5)
+    >>> print(infer("N,3", "M,1"))
+    numpy: A (N,3), B (M,1) -> (?,3) if N == M or N == 1 or M == 1
+    >>> infer("N,3", "M,1", policy="strict")
+    Traceback (most recent call last):
+    ...
+    bcast.errors.BroadcastError: numpy: cannot broadcast A (N,3) with B (M,1); policy strict: not provable from the shapes alone, it needs N == M or N == 1 or M == 1
     """
     r = get_rule(rule)
+    if policy not in POLICIES:
+        raise InputError(f"unknown policy {brief(policy)}; the policies are: {', '.join(POLICIES)}")
     checked = check_attrs(r, attrs)
     shapes, names = check_inputs(r, shapes, names)
-    return r.func(Ctx(r.name, shapes, names, checked))
+    ctx = Ctx(r.name, shapes, names, checked)
+    plan = r.func(ctx)
+    if policy == "strict" and plan.constraints:
+        needs = "; ".join(str(c) for c in plan.constraints)
+        raise ctx.error(f"policy strict: not provable from the shapes alone, it needs {needs}", kind="unproven")
+    return plan
 
 
-def result_shape(*shapes, rule: str = "numpy", **attrs) -> tuple:
+def result_shape(*shapes, rule: str = "numpy", policy: str = "permissive", **attrs) -> tuple:
     """The output shape of ``shapes`` broadcast under ``rule`` (see :func:`infer`).
 
     With ``ncnn_order=True`` the result is in ncnn's [w,h,d,c] order, like the
@@ -69,13 +92,13 @@ def result_shape(*shapes, rule: str = "numpy", **attrs) -> tuple:
     >>> result_shape((2, 3, 4, 5), (5,))
     (2, 3, 4, 5)
     """
-    if rule == "numpy" and len(shapes) == 2 and not attrs:
+    if rule == "numpy" and len(shapes) == 2 and not attrs and policy in POLICIES:
         a, b = shapes
         if type(a) is tuple and type(b) is tuple:
             out = _numpy2(a, b)
             if out is not None:
                 return out
-    plan = infer(*shapes, rule=rule, **attrs)
+    plan = infer(*shapes, rule=rule, policy=policy, **attrs)
     if plan.attr("ncnn_order"):
         return plan.shape[::-1]
     return plan.shape

@@ -10,16 +10,19 @@ of two merges:
   only stretch into it (unidirectional, pdpd, explicit, Gemm's C, PRelu).
 
 Both report the rightmost failing output axis as a :class:`BroadcastError`
-whose fields name the two operands, their axes and dims.
+whose fields name the two operands, their axes and dims.  Where dims are not
+static (symbols, ``?``, intervals) both also record on ``ctx.constraints``
+what the broadcast needs of the sizes (:mod:`bcast.dims`); a column of static
+dims costs nothing more.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .._format import brief
-from ..dims import fits_into, is_one, merge
+from ..dims import Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
 from ..shapes import as_shape
@@ -176,6 +179,7 @@ class Ctx:
     names: tuple
     attrs: dict
     notation: str = "numpy"
+    constraints: list = field(default_factory=list)
 
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
@@ -192,10 +196,34 @@ class Ctx:
             from_right=ax - out_rank, dims=(da, db), alignment=tuple(maps), out_rank=out_rank,
         )
 
+    def label(self, i: int, k: int) -> str:
+        """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
+        (also when a rule has narrowed it to another kind of dim)."""
+        d = self.shapes[i][k]
+        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k}]"
+
+    def require(self, found, a, b, ax, out_rank, da, db, reason, maps) -> None:
+        """Record the constraints ``found`` (a tuple), or raise a dims error for
+        ``a`` and ``b`` (``(input, axis)`` pairs) when ``found`` is None: they cannot hold."""
+        if found is None:
+            raise self.dims_error(a, b, ax, out_rank, da, db, reason, maps)
+        self.record(found)
+
+    def record(self, found) -> None:
+        """Record constraints (a tuple; each once)."""
+        for c in found:
+            if c not in self.constraints:
+                self.constraints.append(c)
+
+    def undecidable(self, reason: str, operands=None) -> BroadcastError:
+        """An error for a case the rule cannot decide without the sizes: what it
+        does depends on a size the shapes leave open."""
+        return self.error(f"{reason}; give static dims there", kind="undecidable", operands=operands)
+
     def plan(self, shape, maps, **extra) -> Plan:
         attrs = [(k, v) for k, v in self.attrs.items()]
         attrs += list(extra.items())
-        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs)
+        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints)
 
 
 def right_aligned(shape, out_rank: int) -> tuple:
@@ -231,28 +259,57 @@ def merge_all(ctx: Ctx, maps, out_rank: int, reason) -> tuple:
                 who = (i, k)
             cur = m
         out[ax] = cur
+        if not all(is_static(d) for _, _, d in cols[ax]):
+            _column_constraints(ctx, cols[ax], ax, out_rank, maps, reason)
     return tuple(out)
 
 
-def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> None:
+def _column_constraints(ctx: Ctx, col, ax, out_rank, maps, reason) -> None:
+    """What one column of a symmetric merge needs: every dim that is not 1
+    equals every other.  With a static dim ``c`` in the column that is
+    ``X ∈ {1, c}`` for each other dim; else one constraint per pair."""
+    terms = []
+    for i, k, d in col:
+        if not is_one(d) and not any(same(d, e) for _, _, e in terms):
+            terms.append((i, k, d))
+    static = [t for t in terms if is_static(t[2])]
+    pairs = [(static[0], t) for t in terms if not is_static(t[2])] if static else [
+        (terms[p], terms[q]) for p in range(len(terms)) for q in range(p + 1, len(terms))
+    ]
+    for (i, k, d), (j, l, e) in pairs:
+        found = broadcast_constraint((ctx.label(i, k), d), (ctx.label(j, l), e))
+        why = reason(ax) if callable(reason) else reason
+        ctx.require(found, (i, k), (j, l), ax, out_rank, d, e, why, maps)
+
+
+def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> tuple:
     """One-way check: every placed dim equals the output dim or is 1.
 
     ``owners[ax]`` is the ``(input, axis)`` that fixes output axis ``ax``;
-    inputs that own axes are not checked against themselves.
+    inputs that own axes are not checked against themselves.  Returns the
+    output shape, each dim narrowed by what fits into it (``?`` that a 5
+    must equal is 5); for static shapes that is ``out_shape`` itself.
     """
     out_rank = len(out_shape)
     cols = _columns(ctx.shapes, maps, out_rank)
+    out = list(out_shape)
     for ax in range(out_rank - 1, -1, -1):
         t = out_shape[ax]
         owner = owners[ax]
         for i, k, d in cols[ax]:
             if owner is not None and (i, k) == owner:
                 continue
-            if not fits_into(d, t):
-                why = reason(i) if callable(reason) else reason
+            m = fits_into(d, out[ax])
+            why = reason(i) if callable(reason) else reason
+            if m is None:
                 if owner is None:  # pragma: no cover - every rule names its owners
                     raise ctx.error(why, kind="dims", operands=(i,))
                 raise ctx.dims_error(owner, (i, k), ax, out_rank, t, d, why, maps)
+            if not (is_static(d) and is_static(out[ax])):
+                found = fit_constraint((ctx.label(i, k), d), (ctx.label(*owner), out[ax]))
+                ctx.require(found, owner, (i, k), ax, out_rank, t, d, why, maps)
+            out[ax] = m
+    return tuple(out)
 
 
 def check_inputs(rule: Rule, shapes, names) -> tuple:

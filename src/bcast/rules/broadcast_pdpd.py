@@ -28,6 +28,5 @@ from ._base import Ctx, register
     source="OpenVINO Broadcast-1/3 mode pdpd",
 )
 def plan(ctx: Ctx):
-    T = ctx.shapes[1]
-    mapping, start = place(ctx, 1, 0, ctx.attrs["axis"])
+    mapping, start, T = place(ctx, 1, 0, ctx.attrs["axis"])
     return ctx.plan(T, [mapping, tuple(range(len(T)))], start_axis=start)

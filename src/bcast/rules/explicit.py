@@ -49,6 +49,6 @@ def plan(ctx: Ctx):
                 kind="attribute",
             )
     maps = [axes, tuple(range(len(T)))]
-    fit_into(ctx, maps, T, [(1, k) for k in range(len(T))],
-             "data's dim must equal the target dim it is mapped to, or be 1")
-    return ctx.plan(T, maps)
+    shape = fit_into(ctx, maps, T, [(1, k) for k in range(len(T))],
+                     "data's dim must equal the target dim it is mapped to, or be 1")
+    return ctx.plan(shape, maps)

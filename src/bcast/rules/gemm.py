@@ -13,7 +13,7 @@ optional since Gemm-11.  The output is (M, N).
 
 from __future__ import annotations
 
-from ..dims import same
+from ..dims import equal_constraint
 from ._base import Attr, Ctx, fit_into, register, right_aligned
 
 TRANS_A = Attr("transA", "bool", False, "A is (K, M) and is transposed")
@@ -34,11 +34,13 @@ def plan(ctx: Ctx):
     ta, tb = ctx.attrs["transA"], ctx.attrs["transB"]
     m_ax, ka_ax = (1, 0) if ta else (0, 1)
     kb_ax, n_ax = (1, 0) if tb else (0, 1)
-    if not same(A[ka_ax], B[kb_ax]):
+    found = equal_constraint((ctx.label(0, ka_ax), A[ka_ax]), (ctx.label(1, kb_ax), B[kb_ax]))
+    if found is None:
         raise ctx.error(
             "the inner dims of A and B must match (K)", kind="dims", operands=(0, 1), axes=(ka_ax, kb_ax),
             dims=(A[ka_ax], B[kb_ax]),
         )
+    ctx.record(found)
     shape = (A[m_ax], B[n_ax])
     maps = [[None, None], [None, None]]
     maps[0][m_ax], maps[1][n_ax] = 0, 1
@@ -51,6 +53,6 @@ def plan(ctx: Ctx):
                 kind="rank", operands=(2,),
             )
         maps.append(right_aligned(C, 2))
-        fit_into(ctx, maps, shape, [(0, m_ax), (1, n_ax)],
-                 "C's dim must equal (M, N)'s or be 1 (C is broadcast to (M, N), never the other way)")
+        shape = fit_into(ctx, maps, shape, [(0, m_ax), (1, n_ax)],
+                         "C's dim must equal (M, N)'s or be 1 (C is broadcast to (M, N), never the other way)")
     return ctx.plan(shape, maps)

@@ -16,6 +16,11 @@ ncnn never reports an error: for any other pair it returns 0 and writes
 garbage (and crashes, or misbehaves, on empty blobs).  This rule refuses every such pair and
 says so.
 
+Dims that are not static: a dim that may be 0 gets the constraint that it is
+not (``N != 0``); a 1-D input whose length may or may not equal the other's
+first axis (``N`` against 3) is an ``undecidable`` error, since where ncnn puts
+it depends on the sizes.  Constraints name axes in numpy order.
+
 >>> from bcast import result_shape
 >>> result_shape((4, 3, 2), (4, 3), rule="ncnn")       # numpy refuses this pair
 (4, 3, 2)
@@ -26,7 +31,7 @@ says so.
 from __future__ import annotations
 
 from .._format import format_shape
-from ..dims import same
+from ..dims import UNKNOWN, equals, is_static, value_constraint
 from ._base import Attr, Ctx, merge_all, register
 
 ORDER = Attr("ncnn_order", "bool", False, "shapes are written in ncnn's [w,h,d,c] order")
@@ -39,7 +44,7 @@ def garbage_shape(shapes, maps, out_rank) -> tuple:
     out = [1] * out_rank
     for s, m in zip(shapes, maps):
         for k, ax in enumerate(m):
-            out[ax] = max(out[ax], s[k])
+            out[ax] = max(out[ax], s[k]) if is_static(out[ax]) and is_static(s[k]) else UNKNOWN
     return tuple(out)
 
 
@@ -64,12 +69,16 @@ def plan(ctx: Ctx):
                 "[w,h,d,c]); pnnx would have to fold axes first",
                 kind="unsupported", operands=(i,),
             )
-        if 0 in s:
+        if any(value_constraint(("", d), "!=", 0) is None for d in s):
             raise ctx.error(
                 f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp mishandles an empty blob "
                 "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
+    for i, s in enumerate(ctx.shapes):
+        for k, d in enumerate(s):
+            if not is_static(d):
+                ctx.record(value_constraint((ctx.label(i, k), d), "!=", 0))
     if not A and not B:
         raise ctx.error(
             "both inputs are scalars: ncnn's BinaryOp takes at least one blob (rank 1 to 4); "
@@ -85,7 +94,13 @@ def plan(ctx: Ctx):
     elif len(L) == out_rank:
         lmap = tuple(range(out_rank))
     elif len(L) == 1:
-        if same(L[0], H[0]):
+        inner = equals(L[0], H[0])
+        if inner is None:
+            raise ctx.undecidable(
+                f"where ncnn puts the 1-D {ctx.names[lo]} ({L[0]}) depends on whether it equals "
+                f"{ctx.names[hi]}'s first numpy axis ({H[0]}): there (inner axis) or on the last axis"
+            )
+        if inner:
             case, lmap = "inner axis", (0,)
         else:
             case, lmap = "outer axis", (out_rank - 1,)

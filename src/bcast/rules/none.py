@@ -2,6 +2,8 @@
 
 Source: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
 "Input tensors dimensions must match. No implicit broadcast rule is applied."
+Dims that are not static must be equal (a constraint); the output is their
+common range, as OpenVINO's ``Dimension::merge``: ``?`` and 2 give 2.
 
 >>> from bcast import result_shape
 >>> result_shape((2, 3), (2, 3), rule="none")
@@ -10,7 +12,7 @@ Source: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
 
 from __future__ import annotations
 
-from ..dims import same
+from ..dims import equal_constraint, meet
 from ._base import Ctx, register, right_aligned
 
 REASON = "auto_broadcast none: every input must have the same shape (no broadcasting)"
@@ -25,6 +27,7 @@ def plan(ctx: Ctx):
     first = ctx.shapes[0]
     out_rank = max(len(s) for s in ctx.shapes)
     maps = [right_aligned(s, out_rank) for s in ctx.shapes]
+    out = list(first)
     for i, s in enumerate(ctx.shapes[1:], 1):
         if len(s) != len(first):
             raise ctx.error(
@@ -32,7 +35,10 @@ def plan(ctx: Ctx):
                 kind="rank", operands=(0, i), alignment=tuple(maps), out_rank=out_rank,
             )
         for ax in range(len(s) - 1, -1, -1):
-            if not same(s[ax], first[ax]):
-                out_ax = out_rank - len(s) + ax
-                raise ctx.dims_error((0, ax), (i, ax), out_ax, out_rank, first[ax], s[ax], REASON, maps)
-    return ctx.plan(first, maps)
+            merged = meet(out[ax], s[ax])
+            found = equal_constraint((ctx.label(0, ax), first[ax]), (ctx.label(i, ax), s[ax]))
+            found = None if merged is None else found
+            out_ax = out_rank - len(s) + ax
+            ctx.require(found, (0, ax), (i, ax), out_ax, out_rank, first[ax], s[ax], REASON, maps)
+            out[ax] = merged
+    return ctx.plan(out, maps)

@@ -18,6 +18,10 @@ is Caffe2's ``ComputeLegacyBroadcastSizes`` (reference/onnx_paddle_xla.md):
   remaining dims must EQUAL A's from ``axis`` (a 1 in the middle does not
   stretch).  The output is A's shape.
 
+Dims that are not static: dims that must be equal get a constraint (``N ==
+3``); a B dim that may be 1 where being 1 would change the rule (the scalar
+test, B's leading and trailing 1s) is an ``undecidable`` error.
+
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (3, 4), rule="onnx-legacy", broadcast=1, axis=1)
 (2, 3, 4, 5)
@@ -25,7 +29,7 @@ is Caffe2's ``ComputeLegacyBroadcastSizes`` (reference/onnx_paddle_xla.md):
 
 from __future__ import annotations
 
-from ..dims import is_one, same
+from ..dims import equal_constraint, is_one, is_static, maybe_one, meet
 from ._base import Attr, Ctx, register, right_aligned
 
 BROADCAST = Attr("broadcast", "int", 0, "1 enables broadcasting B to A (ONNX default 0)", choices=(0, 1))
@@ -46,10 +50,8 @@ def plan(ctx: Ctx):
         why = "broadcast=0: the shapes must be identical (set broadcast=1 to broadcast B to A)"
         if ra != rb:
             raise ctx.error(f"{why}; rank {ra} vs {rb}", kind="rank", alignment=tuple(maps), out_rank=out_rank)
-        for ax in range(ra - 1, -1, -1):
-            if not same(A[ax], B[ax]):
-                raise ctx.dims_error((0, ax), (1, ax), ax, ra, A[ax], B[ax], why, maps)
-        return ctx.plan(A, maps)
+        _require_equal(ctx, [(ax, ax) for ax in range(ra)], maps, why)
+        return ctx.plan(tuple(meet(a, b) for a, b in zip(A, B)), maps)
     if rb > ra:
         raise ctx.error(
             f"B has rank {rb}, more than A's rank {ra}: the legacy rule broadcasts B to A only",
@@ -72,13 +74,29 @@ def plan(ctx: Ctx):
         lo += 1
     while is_one(B[hi - 1]):
         hi -= 1
-    for k in range(hi - 1, lo - 1, -1):
-        ax = start + k
-        if not same(B[k], A[ax]):
-            why = (
-                "B's dims must EQUAL A's from axis "
-                f"{start} (only B's leading and trailing 1s are ignored"
-                + ("; a 1 inside B does not stretch: \"1-dim expansion doesn't work yet\")" if is_one(B[k]) else ")")
+    for k in {lo, hi - 1}:
+        if not is_static(B[k]) and maybe_one(B[k]):
+            raise ctx.undecidable(
+                f"whether B's dim {B[k]} (axis {k}) is one of its ignored leading or trailing 1s depends on its size"
             )
-            raise ctx.dims_error((0, ax), (1, k), ax, ra, A[ax], B[k], why, maps)
-    return ctx.plan(A, maps, start_axis=start)
+    def why(k):
+        return (
+            f"B's dims must EQUAL A's from axis {start} (only B's leading and trailing 1s are ignored"
+            + ("; a 1 inside B does not stretch: \"1-dim expansion doesn't work yet\")" if is_one(B[k]) else ")")
+        )
+
+    _require_equal(ctx, [(start + k, k) for k in range(hi - 1, lo - 1, -1)], maps, why)
+    out = list(A)
+    for k in range(lo, hi):
+        out[start + k] = meet(A[start + k], B[k])
+    return ctx.plan(out, maps, start_axis=start)
+
+
+def _require_equal(ctx: Ctx, pairs, maps, why) -> None:
+    """A's axis ``ax`` must equal B's axis ``k``, for each ``(ax, k)`` (right to left);
+    ``why`` is the reason, or a callable ``(k) -> reason``."""
+    A, B = ctx.shapes
+    for ax, k in pairs:
+        found = equal_constraint((ctx.label(0, ax), A[ax]), (ctx.label(1, k), B[k]))
+        reason = why(k) if callable(why) else why
+        ctx.require(found, (0, ax), (1, k), ax, len(A), A[ax], B[k], reason, maps)

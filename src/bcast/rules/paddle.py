@@ -10,7 +10,10 @@ takes the other (0 with 1 gives 0).  With equal ranks ``axis`` must be -1 or
 ``|rank(X) - rank(Y)| + axis + 1`` (so -1 is numpy's right alignment).
 Trailing 1s of the smaller input that overhang the end are ignored, as the
 Paddle kernel trims them; any other overhang is refused (Paddle's InferMeta
-does not check it and reads past its buffer).
+does not check it and reads past its buffer).  A trailing dim that may be 1
+(``N``, ``?``) overhanging the end is ignored with the constraint that it is 1.
+With equal ranks, shapes not definitely equal (``(N,)`` and ``(M,)``) need
+axis -1 or 0, as unequal shapes do.
 
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (3, 4), rule="paddle", axis=1)
@@ -22,7 +25,7 @@ does not check it and reads past its buffer).
 from __future__ import annotations
 
 from .._format import format_shape
-from ..dims import is_one
+from ..dims import maybe_one, same, value_constraint
 from ._base import Attr, Ctx, merge_all, register
 
 AXIS = Attr("axis", "int", -1, "where the lower-rank input starts in the other; -1 = right-aligned")
@@ -39,7 +42,7 @@ def plan(ctx: Ctx):
     X, Y = ctx.shapes
     rx, ry = len(X), len(Y)
     axis = ctx.attrs["axis"]
-    if X == Y:
+    if rx == ry and all(same(x, y) for x, y in zip(X, Y)):
         m = tuple(range(rx))
         return ctx.plan(X, [m, m])
     R = max(rx, ry)
@@ -59,7 +62,7 @@ def plan(ctx: Ctx):
     big, small = (0, 1) if ry < rx or rx == ry else (1, 0)
     S = ctx.shapes[small]
     kept = len(S)
-    while kept and start + kept > R and is_one(S[kept - 1]):
+    while kept and start + kept > R and maybe_one(S[kept - 1]):
         kept -= 1
     if start + kept > R:
         raise ctx.error(
@@ -67,6 +70,8 @@ def plan(ctx: Ctx):
             f"{ctx.names[big]} needs rank {start + kept}, {ctx.names[big]} has rank {R}",
             kind="attribute",
         )
+    for k in range(kept, len(S)):
+        ctx.record(value_constraint((ctx.label(small, k), S[k]), "==", 1))
     maps = [None, None]
     maps[big] = tuple(range(R))
     maps[small] = tuple(start + k if k < kept else None for k in range(len(S)))

@@ -14,6 +14,12 @@ Each placed B dim equals A's or is 1 (only B stretches: "only B to A broadcast
 is supported for PDPD").  The output is A's shape.  OpenVINO's own shape
 inference does not do rule 5 (see the deviation registry).
 
+Dims that are not static: a trailing dim of B that may be 1 is ignored where it
+must be, with the constraint that it is 1; each placed B dim must fit into A's
+(one-way), so where OpenVINO's shape inference merges both ways (it checks "B
+into A" only between two static dims) bcast keeps to the spec: with A's dim
+``1..10`` and B's 5 the result is 5 with ``A[1] == 5``; A's ``1..3`` with B's 5 is an error.
+
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (3, 1), rule="pdpd", axis=1)
 (2, 3, 4, 5)
@@ -24,15 +30,17 @@ inference does not do rule 5 (see the deviation registry).
 from __future__ import annotations
 
 from .._format import format_shape
-from ..dims import is_one
+from ..dims import maybe_one, value_constraint
 from ._base import Attr, Ctx, fit_into, register
 
 AXIS = Attr("axis", "int", -1, "start axis of B in A; -1 = rank(A) - rank(B)")
 
 
-def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
+def place(ctx: Ctx, a: int, b: int, axis: int, target=None) -> tuple:
     """The axis map of input ``b`` placed into input ``a`` by the PDPD rule
-    (rules 1-5 above), checked one-way.  Shared with Select and Broadcast."""
+    (rules 1-5 above), checked one-way; its start axis; and the output shape
+    (``target``, by default ``a``'s shape, narrowed by what fits into it).
+    Shared with Select and Broadcast."""
     A, B = ctx.shapes[a], ctx.shapes[b]
     na, nb = ctx.names[a], ctx.names[b]
     ra, rb = len(A), len(B)
@@ -50,7 +58,7 @@ def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
         )
     start = ra - rb if axis == -1 else axis
     kept = rb
-    while kept and is_one(B[kept - 1]):
+    while kept and start + kept > ra and maybe_one(B[kept - 1]):
         kept -= 1  # rule 5: trailing 1s of B are ignored
     if start + kept > ra:
         core = f" (ignoring its trailing 1s: {format_shape(B[:kept])})" if kept < rb else ""
@@ -59,14 +67,16 @@ def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
             f"of {na} needs rank {start + kept}, {na} has rank {ra}",
             kind="attribute", operands=pair,
         )
+    for k in range(kept, rb):
+        ctx.record(value_constraint((ctx.label(b, k), B[k]), "==", 1))
     mapping = tuple(start + k if start + k < ra else None for k in range(rb))
     maps = [()] * len(ctx.shapes)
     maps[a], maps[b] = tuple(range(ra)), mapping
-    fit_into(
-        ctx, maps, A, [(a, k) for k in range(ra)],
+    shape = fit_into(
+        ctx, maps, A if target is None else target, [(a, k) for k in range(ra)],
         f"{nb}'s dim must equal {na}'s or be 1 (pdpd broadcasts {nb} into {na} only)",
     )
-    return mapping, start
+    return mapping, start, shape
 
 
 @register(
@@ -75,5 +85,5 @@ def place(ctx: Ctx, a: int, b: int, axis: int) -> tuple:
     source="OpenVINO auto_broadcast pdpd (broadcast-rules)",
 )
 def plan(ctx: Ctx):
-    mapping, start = place(ctx, 0, 1, ctx.attrs["axis"])
-    return ctx.plan(ctx.shapes[0], [tuple(range(len(ctx.shapes[0]))), mapping], start_axis=start)
+    mapping, start, shape = place(ctx, 0, 1, ctx.attrs["axis"])
+    return ctx.plan(shape, [tuple(range(len(shape))), mapping], start_axis=start)

@@ -5,7 +5,9 @@ to the second dimension of data input, then per channel broadcast is applied.
 Otherwise slope input is broadcasted with numpy rules."  The output is data's
 shape, so the numpy case is one-way (slope into data).  ONNX PRelu differs: it
 is plain ``unidirectional`` (a 1-D slope of length data[1] lands on the LAST
-axis), which is openvino#35958.
+axis), which is openvino#35958.  When a 1-D slope's length and data[1] may or
+may not be equal (``N`` and ``3``), the alignment depends on the sizes: an
+``undecidable`` error.
 
 >>> from bcast import infer
 >>> infer((1, 3, 2, 3), (3,), rule="openvino-prelu").aligned_shape(1)   # per channel
@@ -16,7 +18,7 @@ axis), which is openvino#35958.
 
 from __future__ import annotations
 
-from ..dims import same
+from ..dims import equals
 from .unidirectional import into
 from ._base import Ctx, register
 
@@ -28,11 +30,16 @@ from ._base import Ctx, register
 )
 def plan(ctx: Ctx):
     D, S = ctx.shapes
-    if len(S) == 1 and len(D) >= 2 and same(S[0], D[1]):
+    per_channel = len(S) == 1 and len(D) >= 2 and equals(S[0], D[1])
+    if per_channel is None:
+        raise ctx.undecidable(
+            f"whether the 1-D slope ({S[0]}) is per channel depends on whether it equals data[1] ({D[1]})"
+        )
+    if per_channel:
         return ctx.plan(D, [tuple(range(len(D))), (1,)], alignment="per channel")
-    maps = into(
+    maps, shape = into(
         ctx, 0, 1,
         f"slope is neither per channel (1-D of length data[1]) nor numpy-broadcastable into data: "
         "its dim must equal data's or be 1",
     )
-    return ctx.plan(D, maps, alignment="numpy")
+    return ctx.plan(shape, maps, alignment="numpy")

@@ -38,7 +38,6 @@ def plan(ctx: Ctx):
         return _numpy.plan(ctx)
     if mode == "none":
         return _none.plan(ctx)
-    T = ctx.shapes[1]
-    else_map, _ = place(ctx, 1, 2, ctx.attrs["axis"])
-    cond_map, _ = place(ctx, 1, 0, ctx.attrs["axis"])
+    else_map, _, T = place(ctx, 1, 2, ctx.attrs["axis"])
+    cond_map, _, T = place(ctx, 1, 0, ctx.attrs["axis"], T)
     return ctx.plan(T, [cond_map, tuple(range(len(T))), else_map])

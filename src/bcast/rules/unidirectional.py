@@ -21,7 +21,8 @@ from ._base import Ctx, fit_into, register, right_aligned
 
 def into(ctx: Ctx, a: int, b: int, reason: str):
     """Right-align input ``b`` under input ``a`` and check it fits one-way.
-    Returns the axis maps of (a, b); shared with Gemm, PRelu and Broadcast."""
+    Returns the axis maps of (a, b) and the output shape (``a``'s, narrowed by
+    what fits into it); shared with PRelu."""
     A, B = ctx.shapes[a], ctx.shapes[b]
     na, nb = ctx.names[a], ctx.names[b]
     out_rank = max(len(A), len(B))
@@ -33,8 +34,8 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
             f"so its rank may not exceed {na}'s",
             kind="rank", operands=tuple(sorted((a, b))), alignment=tuple(m or () for m in maps), out_rank=out_rank,
         )
-    fit_into(ctx, [m or () for m in maps], A, [(a, k) for k in range(len(A))], reason)
-    return maps
+    shape = fit_into(ctx, [m or () for m in maps], A, [(a, k) for k in range(len(A))], reason)
+    return maps, shape
 
 
 @register(
@@ -43,5 +44,5 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
     source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode",
 )
 def plan(ctx: Ctx):
-    maps = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
-    return ctx.plan(ctx.shapes[0], maps)
+    maps, shape = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
+    return ctx.plan(shape, maps)
