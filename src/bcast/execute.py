@@ -45,6 +45,8 @@ __all__ = [
     "broadcast_arrays",
     "check_memory",
     "check_out",
+    "materialize",
+    "output",
     "memory_budget",
     "memory_budget_set",
     "namespace",
@@ -269,6 +271,25 @@ def check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
         raise InputError("out= is read-only")
 
 
+def output(shape: tuple, dtype: Any, out=None):
+    """``out`` checked against ``shape`` and ``dtype``, or a new empty numpy
+    array, allocated only after the memory check."""
+    if out is not None:
+        check_out(out, shape, dtype)
+        return out
+    check_memory(shape, dtype)
+    return np.empty(shape, dtype)
+
+
+def materialize(x: Any, plan: Plan, i: int, out=None):
+    """Input ``i`` of ``plan`` copied out at the output shape (into ``out``, or
+    a new array after the memory check).  :func:`view` is the copy-free form."""
+    x = np.asarray(x)
+    result = output(plan.shape, x.dtype, out)
+    np.copyto(result, view(x, plan, i))
+    return result
+
+
 def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     """Apply ``func`` to the views of ``arrays`` (one per plan input).
 
@@ -293,7 +314,8 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     try:
         if out is not None:
             return f(*views, out=out)
-        return f(*views)
+        result = f(*views)
+        return np.asarray(result) if isinstance(result, np.generic) else result  # rank 0: an array, not a scalar
     except TypeError as e:  # numpy: a ufunc that does not take these dtypes, or an out= it cannot cast to
         raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None
 

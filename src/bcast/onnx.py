@@ -55,7 +55,7 @@ import numpy as np
 
 from ._format import brief
 from .errors import InputError
-from .execute import check_out, check_memory, run_plan, view
+from .execute import materialize, output, run_plan, view
 from .plan import Plan
 from .rules import infer
 
@@ -297,19 +297,8 @@ def _prelu(views, out):
     np.copyto(out, x, where=x > 0)
 
 
-def _output(p: Plan, out, dtype):
-    """``out`` checked against the output, or a new array (after the memory check)."""
-    if out is not None:
-        check_out(out, p.shape, dtype)
-        return out
-    check_memory(p.shape, dtype)
-    return np.empty(p.shape, dtype)
-
-
 def _expand(p: Plan, arrays: list, out, dtype, attrs: dict):
-    out = _output(p, out, dtype)
-    np.copyto(out, view(arrays[0], p, 0))
-    return out
+    return materialize(arrays[0], p, 0, out)
 
 
 def _gemm(p: Plan, arrays: list, out, dtype, attrs: dict):
@@ -320,7 +309,7 @@ def _gemm(p: Plan, arrays: list, out, dtype, attrs: dict):
     a = a.T if attrs["transA"] else a
     b = b.T if attrs["transB"] else b
     c = arrays[2] if len(arrays) == 3 and attrs["beta"] != 0 else None
-    out = _output(p, out, dtype)
+    out = output(p.shape, dtype, out)
     alpha, beta = attrs["alpha"], attrs["beta"]
     with np.errstate(all="ignore"):
         np.matmul(a, b, out=out)
