@@ -77,3 +77,16 @@ def test_elided_examples_match_line_by_line():
             pos += 1
         checked += 1
     assert checked >= 1
+
+
+def test_python_examples_run_as_shown():
+    """The README's ``>>>`` examples are doctests (ELLIPSIS on: ``...`` elides)."""
+    import doctest
+
+    text = README.read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" in b]
+    assert blocks
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for i, block in enumerate(blocks):
+        runner.run(parser.get_doctest(block, {}, f"README block {i}", str(README), 0))
+    assert runner.summarize(verbose=False).failed == 0
