@@ -169,11 +169,16 @@ def _power(name, attrs):
         # static_cast<T>(std::pow(x, y)): both promoted to double, the result truncated
         t = _float64_scratch(name, x.shape)
         np.power(x, y, out=t, dtype=np.float64)
-        buf = out if out is not None else np.empty(x.shape, x.dtype)
-        np.copyto(buf, t, casting="unsafe")
-        return buf
+        return _cast_back(t, x.dtype, out)
 
     return power
+
+
+def _cast_back(t, dtype, out):
+    """``static_cast<T>`` of the float64 scratch ``t``: into ``out``, or a new array of ``dtype``."""
+    buf = out if out is not None else np.empty(t.shape, dtype)
+    np.copyto(buf, t, casting="unsafe")
+    return buf
 
 
 def _floor_mod(name, attrs):
@@ -187,9 +192,7 @@ def _floor_mod(name, attrs):
         np.floor(t, out=t)
         np.multiply(t, y, out=t, dtype=np.float64)
         np.subtract(x, t, out=t, dtype=np.float64)
-        buf = out if out is not None else np.empty(x.shape, x.dtype)
-        np.copyto(buf, t, casting="unsafe")
-        return buf
+        return _cast_back(t, x.dtype, out)
 
     return floor_mod
 
