@@ -10,10 +10,10 @@ bcast's error names (deviation ``ncnn-garbage``).
 
 bcast computes ncnn's reference functors (src/layer/binaryop.cpp) in IEEE
 float32.  The wheel, built with -ffast-math, departs from them in its vector
-bodies on a few inputs, listed exactly by :func:`wheel_departs` (a NEW
-deviation, ``ncnn-fast-math``): there each departure must be of the documented
-kind, and ``test_fast_math_deviation_is_observed`` fails the day it is fixed;
-no tolerance absorbs them.  ``pytest -s`` prints the counts.
+bodies on a few inputs, listed exactly by ``ncnn_wheel.wheel_departs``
+(deviation ``ncnn-fast-math``, proven in test_deviations.py): there each
+departure must be of the recorded kind; no tolerance absorbs them.
+``pytest -s`` prints the counts.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from bcast.rules.ncnn import garbage_shape
 
 pytest.importorskip("ncnn")
 from bcast.oracles import ncnn as oracle  # noqa: E402
+from ncnn_wheel import departure_documented, same_bits, wheel_departs  # noqa: E402
 
 SEED = 20261122
 SIZE_SETS = ((1, 2, 3), (1, 2, 4, 5, 8))
@@ -129,13 +130,13 @@ def _ulps(name: str, got, want, x, y) -> np.ndarray:
 def check_close(name: str, got: np.ndarray, want: np.ndarray, x, y, where) -> int:
     """``got`` (bcast) equals ``want`` (the wheel) within the op's ulps (0: bit-exact,
     NaN == NaN, -0 and +0 told apart), except where the wheel's vector body
-    departs from ncnn's functor (:func:`wheel_departs`), where the departure
-    must be of the documented kind.  ``x``, ``y``: the operands at the output
-    shape.  Returns the number of departures seen."""
+    departs from ncnn's functor (``wheel_departs``, deviation ncnn-fast-math),
+    where the departure must be of the recorded kind.  ``x``, ``y``: the
+    operands at the output shape.  Returns the number of departures seen."""
     assert got.shape == want.shape and got.dtype == want.dtype == np.float32, (where, got.shape, want.shape)
     x, y = (np.broadcast_to(v, want.shape) for v in (x, y))
     departs = wheel_departs(name, x, y)
-    assert _departure_documented(name, got[departs], want[departs], x[departs], y[departs]).all(), where
+    assert departure_documented(name, got[departs], want[departs], x[departs], y[departs]).all(), where
     DIFFERED[name] += int((got[departs].view(np.int32) != want[departs].view(np.int32)).sum())
     keep = ~departs
     d = _ulps(name, got[keep], want[keep], x[keep], y[keep])
@@ -163,65 +164,6 @@ def compare(name: str, x, y=None, *, scalar=None, where=()) -> int:
         want = oracle.run(name, x, with_scalar=True, scalar=scalar)
         xv, yv = x, np.float32(scalar)
     return check_close(name, got, want, xv, yv, (name, *where))
-
-
-# --- where the wheel is not ncnn's functor (NEW deviation: ncnn-fast-math) ----------
-
-
-def _num_den(name: str, x, y):
-    """The functor's (first, second) operands: the R-ops swap a and b."""
-    return (y, x) if op(name).swap else (x, y)
-
-
-def wheel_departs(name: str, x, y) -> np.ndarray:
-    """Where the x86 wheel's vector bodies (built with -ffast-math) do not compute
-    ncnn's functor on finite inputs -- a NEW deviation, to register as
-    ``ncnn-fast-math`` (ncnn 1.0.20261020, x86-64):
-
-    - DIV, FLOOR_DIVIDE (and R-): a zero divisor gives NaN, not +-inf;
-    - POW (and R-): a base <= 0 (-0 and +0 included) gives garbage (2.4e38),
-      not powf's value;
-    - ATAN2 (and R-): atan2(-0, x) for x < 0 or x = -0 gives +pi, not -pi;
-    - MIN, in the scalar tails: MIN(-0, +0) gives +0 (std::min gives its first
-      operand), and MIN(x, NaN) gives NaN, not x;
-    - FMOD, FLOOR_DIVIDE, REMAINDER (and R-) work from a rounded quotient: when
-      x/y is within a few ulps of an integer (REMAINDER: or of a half-integer)
-      the result is off by one divisor (by 1 for FLOOR_DIVIDE), and a zero
-      result is +0 where fmodf/remainderf give -0.
-    """
-    n, d = (np.asarray(v, np.float64) for v in _num_den(name, x, y))
-    base = op(name).name.removeprefix("R") if op(name).swap else op(name).name
-    if base in ("DIV", "FLOOR_DIVIDE") and np.any(d == 0):
-        zero = d == 0
-    else:
-        zero = np.zeros(np.broadcast(n, d).shape, bool)
-    if base == "POW":
-        return n <= 0
-    if base == "ATAN2":
-        return (n == 0) & np.signbit(n) & np.signbit(d)
-    if base == "MIN":
-        return ((n == 0) & (d == 0) & (np.signbit(n) != np.signbit(d))) | np.isnan(d)
-    if base in ("FMOD", "FLOOR_DIVIDE", "REMAINDER"):
-        with np.errstate(all="ignore"):
-            q = n / d
-            step = 0.5 if base == "REMAINDER" else 1.0
-            near = np.abs(q / step - np.round(q / step)) <= 16 * 2.0**-24 * np.maximum(np.abs(q / step), 1)
-        return zero | (near & np.isfinite(q))
-    return zero
-
-
-def _departure_documented(name: str, ours, wheel, x, y) -> np.ndarray:
-    """At the departures: the wheel's value is of the documented kind."""
-    base = op(name).name.removeprefix("R") if op(name).swap else op(name).name
-    n, d = _num_den(name, x, y)
-    same = (wheel == ours) | (np.isnan(wheel) & np.isnan(ours))
-    with np.errstate(invalid="ignore"):
-        off = np.abs(wheel.astype(np.float64) - ours)
-    if base == "FLOOR_DIVIDE":
-        return same | (off == 1) | ((d == 0) & np.isnan(wheel))
-    if base in ("FMOD", "REMAINDER"):
-        return same | np.isclose(off, np.abs(d), rtol=1e-5) | np.isclose(off, 2 * np.abs(d), rtol=1e-5)
-    return np.ones(ours.shape, bool)  # NaN, garbage, the other pi, the other zero
 
 
 # --- the table ------------------------------------------------------------------
@@ -284,7 +226,7 @@ def test_special_values_where_the_wheel_keeps_the_functor():
     """inf, -inf, NaN, -0 through the ops whose vector bodies are plain IEEE
     instructions (ADD, SUB, MUL, RSUB, MAX), on both the vector body (a long
     blob) and the scalar path (one-element blobs); the finite specials (-0,
-    zeros, negatives) through every op (departures: :func:`wheel_departs`)."""
+    zeros, negatives) through every op (departures: ``wheel_departs``)."""
     IEEE_VECTOR_OPS = ("ADD", "SUB", "MUL", "RSUB", "MAX")
     values = np.float32([-np.inf, -3, -2, -1.5, -1, -0.0, 0.0, 0.5, 1, 1.5, 2, 3, np.inf, np.nan])
     x, y = (v.ravel() for v in np.meshgrid(values, values, indexing="ij"))
@@ -295,35 +237,6 @@ def test_special_values_where_the_wheel_keeps_the_functor():
         for i in range(0, len(xs), 7):  # the scalar path, on a sample
             one = slice(i, i + 1)
             compare(name, xs[one], ys[one], where=(xs[i], ys[i]))
-
-
-def test_fast_math_deviation_is_observed():
-    """NEW deviation (ncnn 1.0.20261020, x86; see :func:`wheel_departs`): where the
-    wheel's vector body (or MIN's scalar path) departs from ncnn's functor, bcast
-    computes the functor, which the wheel's other path computes."""
-    f32 = np.float32
-    cases = [  # op, a, b, the functor's value, the path that departs
-        ("DIV", 1.0, 0.0, f32(np.inf), "vector"),
-        ("RDIV", 0.0, 2.0, f32(np.inf), "vector"),
-        ("FLOOR_DIVIDE", -3.0, 0.0, f32(-np.inf), "vector"),
-        ("POW", -2.0, 2.0, f32(4.0), "vector"),
-        ("RPOW", 3.0, -2.0, f32(-8.0), "vector"),
-        ("ATAN2", -0.0, -1.0, f32(-np.pi), "vector"),
-        ("FMOD", -12.33, -4.11, np.fmod(f32(-12.33), f32(-4.11)), "vector"),  # x/y rounds to 3
-        ("FLOOR_DIVIDE", -6.85, 1.37, np.floor(f32(-6.85) / f32(1.37)), "vector"),  # rounds to -5
-        ("REMAINDER", 1.37, -2.74, f32(1.37), "vector"),  # x/y is -0.5: the tie goes to even, 0
-        ("MIN", -0.0, 0.0, f32(-0.0), "scalar"),  # std::min keeps its first operand
-    ]
-    for name, a, b, functor, path in cases:
-        x, y = np.full(32, a, np.float32), np.full(32, b, np.float32)
-        assert wheel_departs(name, x[:1], y[:1])[0], name
-        assert _same_bits(run(name, x, y), np.full(32, functor, np.float32)), name
-        departing, keeping = (slice(None), slice(0, 1)) if path == "vector" else (slice(0, 1), slice(None))
-        assert _same_bits(oracle.run(name, x[keeping], y[keeping]), np.full(len(x[keeping]), functor)), name
-        wheel = oracle.run(name, x[departing], y[departing])
-        assert not _same_bits(wheel[:1], np.full(1, functor)), (
-            f"ncnn {name}({a}, {b}) now computes ncnn's functor on its {path} path ({wheel[0]}): "
-            "revisit the ncnn-fast-math deviation")
 
 
 def test_remainder_is_ieee_not_python_mod():
@@ -392,10 +305,10 @@ def test_out():
         want = run(name, a, b)
         out = np.full(a.shape, 7, np.float32)
         assert run(name, a, b, out=out) is out
-        assert _same_bits(out, want), name
+        assert same_bits(out, want), name
         inplace = a.copy()  # out= aliasing A: A op= B
         run(name, inplace, b, out=inplace)
-        assert _same_bits(inplace, want), name
+        assert same_bits(inplace, want), name
     out = np.empty(3, np.float32)
     assert run("RSUB", np.float32([1, 2, 3]), with_scalar=True, scalar=1, out=out) is out
     assert np.array_equal(out, [0, -1, -2])
@@ -407,10 +320,6 @@ def test_out():
     ro.flags.writeable = False
     with pytest.raises(InputError, match="read-only"):
         run("ADD", a, b, out=ro)
-
-
-def _same_bits(x, y) -> bool:
-    return x.shape == y.shape and bool(np.all((x.view(np.int32) == y.view(np.int32)) | (np.isnan(x) & np.isnan(y))))
 
 
 def test_memory_guard():

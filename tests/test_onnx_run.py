@@ -245,7 +245,7 @@ def _numpy_prelu(x, slope):
     return np.where(x > 0, x, x * slope)
 
 
-def _check_deviation(dev_id, op, inputs, opset, attrs, got, where):
+def _check_deviation(dev_id, op, inputs, opset, attrs, got, ulps, where):
     """A registered deviation applies: the runtime must do what the registry records."""
     if dev_id in ("onnxruntime-prelu-bidirectional", "reference-prelu-bidirectional"):
         same_values(got, _numpy_prelu(*inputs), 0, where)
@@ -253,43 +253,21 @@ def _check_deviation(dev_id, op, inputs, opset, attrs, got, where):
         assert isinstance(got, np.ndarray) and got.shape == inputs[0].shape, where
     elif dev_id == "onnxruntime-no-legacy-opsets":
         assert isinstance(got, RuntimeRefused) and "NOT_IMPLEMENTED" in got.message, (where, got)
-    elif dev_id == "reference-legacy-ignores-broadcast":  # numpy broadcasting, i.e. what opset 7 does
-        want = outcome(lambda: bo.run(op, *inputs, opset=7))
+    elif dev_id == "reference-pow1-legacy-attrs" and ("broadcast" in attrs or "axis" in attrs):
+        assert isinstance(got, RuntimeRefused) and "unexpected keyword argument" in got.message, (where, got)
+    elif dev_id in ("reference-legacy-ignores-broadcast", "reference-pow1-legacy-attrs",
+                    "reference-variadic-before-8-broadcasts"):  # numpy broadcasting: what opset 8 does
+        want = outcome(lambda: bo.run(op, *inputs, opset=8))
         if isinstance(want, BroadcastError):
             assert isinstance(got, RuntimeRefused), (where, "numpy broadcasting refuses, the runtime gives", got)
         else:
-            same_values(got, want, 0, where)
+            same_values(got, want, ulps, where)
+    elif dev_id == "reference-gemm-beta0-unchecked-c":  # C never read
+        same_values(got, bo.run(op, *inputs[:2], opset=opset, **attrs), ulps, where)
+    elif dev_id == "reference-mean-in-place":
+        assert isinstance(got, RuntimeRefused) and "non-broadcastable output operand" in got.message, (where, got)
     else:
         raise AssertionError(f"{where}: deviation {dev_id} applies and the test does not know how to check it")
-
-
-def _ok(x) -> bool:
-    return isinstance(x, np.ndarray)
-
-
-#: NEW deviations of onnx.reference.ReferenceEvaluator (onnx 1.23.2) found by these tests, not in
-#: bcast.deviations yet (reported to the lead).  Each: (op, opset, attrs, inputs, bcast's outcome,
-#: the runtime's outcome) -> whether this case is that deviation, behaving as observed.
-NEW_DEVIATIONS = {
-    # Max/Min/Sum/Mean-1/6 need equal shapes (onnxruntime enforces it); the evaluator broadcasts numpy-style.
-    "reference-variadic-before-8-broadcasts": lambda op, opset, attrs, inputs, mine, got: (
-        op in ("Max", "Min", "Sum", "Mean") and opset < 8 and isinstance(mine, BroadcastError) and _ok(got)
-        and got.shape == np.broadcast_shapes(*(x.shape for x in inputs))),
-    # Gemm with beta == 0 never looks at C, so a C not broadcastable to (M, N) passes (onnxruntime refuses:
-    # "Gemm: Invalid bias shape for broadcast").
-    "reference-gemm-beta0-unchecked-c": lambda op, opset, attrs, inputs, mine, got: (
-        op == "Gemm" and attrs.get("beta") == 0 and isinstance(mine, BroadcastError) and _ok(got)),
-    # Mean accumulates in place into data_0, so it refuses whenever the broadcast output is larger than
-    # data_0 ("non-broadcastable output operand with shape ..."); onnxruntime computes it.
-    "reference-mean-in-place": lambda op, opset, attrs, inputs, mine, got: (
-        op == "Mean" and _ok(mine) and mine.shape != inputs[0].shape and isinstance(got, RuntimeRefused)
-        and "non-broadcastable output operand" in got.message),
-    # Pow-1 with the broadcast/axis attributes does not run at all ("Pow._run() got an unexpected keyword
-    # argument 'broadcast'"); the registry's reference-legacy-ignores-broadcast says numpy broadcasting.
-    "reference-pow1-legacy-attrs": lambda op, opset, attrs, inputs, mine, got: (
-        op == "Pow" and opset < 7 and ("broadcast" in attrs or "axis" in attrs) and isinstance(got, RuntimeRefused)
-        and "unexpected keyword argument" in got.message),
-}
 
 
 def compare(op, inputs, *, opset, ulps=0, runtimes=RUNTIMES, **attrs):
@@ -301,15 +279,10 @@ def compare(op, inputs, *, opset, ulps=0, runtimes=RUNTIMES, **attrs):
     for name, run in runtimes.items():
         got = outcome(lambda: run(op, inputs, opset=opset, **attrs))
         STATS[name] += 1
-        new = [d for d, is_it in NEW_DEVIATIONS.items() if name == "reference" and is_it(op, opset, attrs, inputs,
-                                                                                          mine, got)]
-        if new:
-            STATS[f"{name} new deviation {new[0]}"] += 1
-            continue
         devs = [f.deviation.id for f in findings if f.deviation.runtime == REGISTRY_RUNTIME[name]]
         if devs:
             for dev in devs:
-                _check_deviation(dev, op, inputs, opset, attrs, got, where)
+                _check_deviation(dev, op, inputs, opset, attrs, got, ulps, where)
                 STATS[f"{name} deviation {dev}"] += 1
             continue
         if isinstance(got, RuntimeRefused) and "NOT_IMPLEMENTED" in got.message:
@@ -326,14 +299,14 @@ def compare(op, inputs, *, opset, ulps=0, runtimes=RUNTIMES, **attrs):
 
 
 def _findings(op, inputs, opset, attrs, mine):
-    """The registered deviations that bear on this case (its plan or its error)."""
+    """The registered deviations that bear on this case (its plan or its error, the op, its attributes)."""
     if isinstance(mine, BroadcastError):
-        return findings_for(mine)
+        return findings_for(mine, op=op, op_attrs=attrs)
     shapes = [x.shape for x in inputs]
     k = bo.OPS[op].shape_input
     if k is not None:
         shapes[k] = tuple(int(v) for v in inputs[k])
-    return findings_for(bo.plan(op, *shapes, opset=opset, **attrs))
+    return findings_for(bo.plan(op, *shapes, opset=opset, **attrs), op=op, op_attrs=attrs)
 
 
 # --- differential: every op, several dtypes ------------------------------------------------
@@ -472,15 +445,17 @@ def test_gemm_integers_against_reference():
                     runtimes={"reference": ref_oracle.run})
 
 
-def test_gemm_beta0_bad_c_new_deviation():
-    """NEW deviation (reference-gemm-beta0-unchecked-c): with beta=0 the ReferenceEvaluator never
-    looks at C, so a C that does not broadcast to (M, N) passes; onnxruntime and bcast refuse."""
-    a, b, c = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32), np.ones((3,), np.float32)
-    with pytest.raises(BroadcastError):
-        bo.run("Gemm", a, b, c, beta=0.0)
-    with pytest.raises(RuntimeRefused, match="Invalid bias shape"):
-        ort_oracle.run("Gemm", [a, b, c], beta=0.0)
-    assert ref_oracle.run("Gemm", [a, b, c], beta=0.0)[0].shape == (2, 4)
+def test_gemm_beta0_against_runtimes():
+    """beta=0: C must still broadcast to (M, N); where it does not, the ReferenceEvaluator (which never
+    reads C) computes anyway: deviation reference-gemm-beta0-unchecked-c, checked as recorded."""
+    rng = np.random.default_rng(10)
+    before = STATS.copy()
+    for c_shape in [(2, 4), (4,), (1, 1), (3,), (2, 3), (4, 2)]:
+        inputs = [values(rng, s, "float32") for s in ((2, 3), (3, 4), c_shape)]
+        compare("Gemm", inputs, opset=ORT_OPSET, beta=0.0)
+    seen = STATS - before
+    assert seen["reference deviation reference-gemm-beta0-unchecked-c"] == 3, seen
+    assert seen["onnxruntime refused"] == 3, seen
 
 
 def test_opset28_forms_against_reference():
@@ -568,7 +543,8 @@ def test_legacy_broadcast_axis_against_runtimes(op, dt, kind):
     assert counts[True] and counts[False], counts
     seen = STATS - before
     assert seen["onnxruntime deviation onnxruntime-no-legacy-opsets"] == 15, seen
-    assert seen["reference deviation reference-legacy-ignores-broadcast"] or op == "Pow", seen
+    ref_dev = "reference-pow1-legacy-attrs" if op == "Pow" else "reference-legacy-ignores-broadcast"
+    assert seen[f"reference deviation {ref_dev}"], seen
 
 
 def test_legacy_gemm_and_variadic_against_runtimes():
@@ -579,9 +555,12 @@ def test_legacy_gemm_and_variadic_against_runtimes():
         for broadcast in (0, 1):
             inputs = [values(rng, (2, 3), f32), values(rng, (3, 4), f32), values(rng, c_shape, f32)]
             compare("Gemm", inputs, opset=6, broadcast=broadcast)
+    before = STATS.copy()
     for op in ("Max", "Min", "Sum", "Mean"):
         for shapes in [[(2, 3), (2, 3)], [(2, 3), (3,)], [(2, 3), (1, 3), (2, 3)], [(4,)], [(), ()]]:
             compare(op, [values(rng, s, f32) for s in shapes], opset=6, ulps=4)
+    seen = STATS - before
+    assert seen["reference deviation reference-variadic-before-8-broadcasts"] == 8, seen  # 2 per op
 
 
 # --- out=, Expand's view, the memory guard ---------------------------------------------------------

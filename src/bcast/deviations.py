@@ -8,6 +8,23 @@ and what the runtime does instead; each is proven by the test named in
 :func:`applicable` returns the records that bear on one query (shapes, rule,
 attributes), each with a sentence about those very shapes; ``explain`` and
 ``compare`` print them.
+
+Some records concern one op only (an op's own kernel, not the broadcasting
+rule it shares with other ops): their ``only_ops`` names those ops as the op
+tables spell them (``"Mean"``, ``"DIV"``), and they bear on a query only when
+the caller names one of them (``op=``), with the op's attributes that the rule
+does not take (``op_attrs=``, e.g. Gemm's ``beta``).  Without ``op`` such
+records stay silent, so ``explain`` and ``compare`` (which know no op) do not
+show them; ``bcast deviations`` lists every record.
+
+A record whose ``check`` is None is about values, not shapes (a kernel that
+computes something else on some inputs): no shape predicts it, so it never
+bears on a query; it is listed and proven like the others.
+
+>>> [f.deviation.id for f in applicable((2, 1), (4, 2, 1), op="Mean")]
+['reference-mean-in-place']
+>>> applicable((2, 1), (4, 2, 1))  # the op is not known: numpy broadcasting itself deviates nowhere
+[]
 """
 
 from __future__ import annotations
@@ -24,27 +41,39 @@ __all__ = ["Deviation", "Finding", "DEVIATIONS", "applicable", "findings_for"]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a rule made of one query: a plan or an error, with the query."""
+    """What a rule made of one query: a plan or an error, with the query (and
+    the op it was for, with that op's other attributes, when the caller knows)."""
 
     rule: str
     shapes: tuple
     attrs: dict
     plan: Plan | None = None
     error: BroadcastError | None = None
+    op: str | None = None
+    op_attrs: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.plan is not None
 
     @classmethod
-    def of(cls, result: Plan | BroadcastError) -> "Outcome":
+    def of(cls, result: Plan | BroadcastError, op: str | None = None, op_attrs: dict | None = None) -> "Outcome":
+        extra = {"op": op, "op_attrs": dict(op_attrs or {})}
         if isinstance(result, Plan):
-            return cls(result.rule, result.inputs, dict(result.attrs), plan=result)
-        return cls(result.rule, result.shapes, dict(result.attrs), error=result)
+            return cls(result.rule, result.inputs, dict(result.attrs), plan=result, **extra)
+        return cls(result.rule, result.shapes, dict(result.attrs), error=result, **extra)
 
 
 @dataclass(frozen=True)
 class Deviation:
+    """One runtime's departure from its spec.
+
+    ``check(outcome)`` returns a sentence about one query where the record
+    bears on it, else None; a ``check`` of None marks a deviation of values
+    that no shape predicts.  ``only_ops``: the ops (as the op tables spell
+    them) the record is about; empty for a record about a rule, whatever the op.
+    """
+
     id: str
     runtime: str
     version: str
@@ -54,13 +83,18 @@ class Deviation:
     behaviour: str
     spec: str
     test: str
-    check: Callable[[Outcome], str | None] = field(repr=False, compare=False)
+    check: Callable[[Outcome], str | None] | None = field(default=None, repr=False, compare=False)
+    only_ops: tuple = ()
+
+    def concerns(self, op: str | None) -> bool:
+        """Whether a query about ``op`` (None: an op not known) may meet this record."""
+        return not self.only_ops or op in self.only_ops
 
     def to_dict(self) -> dict:
         return {
             "id": self.id, "runtime": self.runtime, "version": self.version, "rules": list(self.rules),
-            "ops": self.ops, "condition": self.condition, "behaviour": self.behaviour, "spec": self.spec,
-            "test": self.test,
+            "ops": self.ops, "only_ops": list(self.only_ops), "condition": self.condition,
+            "behaviour": self.behaviour, "spec": self.spec, "test": self.test,
         }
 
 
@@ -186,14 +220,65 @@ def _ov_python_pdpd_axis0(o: Outcome):
             "pass the axis explicitly")
 
 
-def _reference_legacy_numpy(o: Outcome):
-    if o.rule != "onnx-legacy":
-        return None
+def _numpy_instead(o: Outcome):
+    """What numpy broadcasting makes of a legacy query, where that differs from the legacy rule; else None."""
     both = _try("numpy", *o.shapes)
     if isinstance(both, Plan) and o.ok and both.shape == o.plan.shape and both.axis_maps == o.plan.axis_maps:
         return None
-    return ("onnx's ReferenceEvaluator ignores broadcast/axis and applies numpy broadcasting: here it gives "
-            f"{_verdict(both)}")
+    return _verdict(both)
+
+
+def _reference_legacy_numpy(o: Outcome):
+    if o.rule != "onnx-legacy" or o.op == "Pow":  # Pow-1 does worse: reference-pow1-legacy-attrs
+        return None
+    instead = _numpy_instead(o)
+    if instead is None:
+        return None
+    return f"onnx's ReferenceEvaluator ignores broadcast/axis and applies numpy broadcasting: here it gives {instead}"
+
+
+def _reference_pow1(o: Outcome):
+    if o.rule != "onnx-legacy":
+        return None
+    refuses = ("onnx's ReferenceEvaluator does not run a Pow-1 node that has a broadcast or axis attribute "
+               "(\"Pow._run() got an unexpected keyword argument 'broadcast'\", or 'axis')")
+    if o.attrs.get("broadcast") or o.attrs.get("axis") is not None:
+        return refuses
+    instead = _numpy_instead(o)  # broadcast=0: given (refused) or left out (numpy broadcasting)
+    return refuses + ", not even broadcast=0; without them it applies numpy broadcasting" + (
+        f" and here gives {instead}" if instead else "")
+
+
+def _reference_variadic_numpy(o: Outcome):
+    if o.rule != "none" or o.ok:
+        return None
+    both = _try("numpy", *o.shapes)
+    if not isinstance(both, Plan):
+        return None
+    if o.op == "Mean" and both.shape != tuple(o.shapes[0]):
+        return None  # its Mean adds in place into data_0, which cannot hold the output: it refuses too
+    return (f"onnx's ReferenceEvaluator does not require equal shapes for {o.op} before opset 8: it applies numpy "
+            f"broadcasting and returns {_fmt(both.shape)} (onnxruntime refuses, as the spec says)")
+
+
+def _reference_gemm_beta0(o: Outcome):
+    e = o.error
+    if o.rule != "onnx-gemm" or e is None or len(e.shapes) != 3 or 2 not in (e.operands or ()):
+        return None
+    if o.op_attrs.get("beta", 1.0) != 0:
+        return None
+    ab = _try("onnx-gemm", *e.shapes[:2], transA=o.attrs.get("transA", 0), transB=o.attrs.get("transB", 0))
+    if not isinstance(ab, Plan):
+        return None
+    return (f"with beta=0 onnx's ReferenceEvaluator never reads C: it returns {_fmt(ab.shape)} "
+            "(onnxruntime refuses: \"Gemm: Invalid bias shape for broadcast\")")
+
+
+def _reference_mean_in_place(o: Outcome):
+    if o.rule != "numpy" or not o.ok or o.plan.shape == tuple(o.shapes[0]):
+        return None
+    return (f"onnx's ReferenceEvaluator refuses: its Mean adds in place into data_0 {_fmt(o.shapes[0])}, which cannot "
+            f"hold the output {_fmt(o.plan.shape)} (\"non-broadcastable output operand\")")
 
 
 def _ov_cpu_pdpd_ops(o: Outcome):
@@ -628,7 +713,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     ),
     Deviation(
         "reference-legacy-ignores-broadcast", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-legacy",),
-        "Add-1/Add-6 and the other legacy broadcasting ops",
+        "Add-1/Add-6 and the other legacy broadcasting ops but Pow-1 (reference-pow1-legacy-attrs)",
         "broadcast/axis change the result (an axis, broadcast=0 with different shapes, B larger than A)",
         "ignores broadcast and axis and applies numpy broadcasting",
         "the legacy rule: B's dims EQUAL A's from axis; broadcast=0 needs identical shapes",
@@ -645,23 +730,87 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the opset-7 model must compute what the legacy rule computes",
         "tests/test_deviations.py::test_onnx_version_converter_axis", _converter_axis,
     ),
+    Deviation(
+        "reference-pow1-legacy-attrs", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-legacy",),
+        "Pow-1",
+        "the node has a broadcast or axis attribute, whatever its value",
+        "does not run: \"Pow._run() got an unexpected keyword argument 'broadcast'\" (or 'axis'); a Pow-1 without "
+        "them runs with numpy broadcasting, as reference-legacy-ignores-broadcast says of the other legacy ops",
+        "Pow-1 takes broadcast and axis and broadcasts by the legacy rule: B's dims EQUAL A's from axis",
+        "tests/test_deviations.py::test_reference_pow1_refuses_legacy_attributes", _reference_pow1,
+        only_ops=("Pow",),
+    ),
+    Deviation(
+        "reference-variadic-before-8-broadcasts", "onnx.reference.ReferenceEvaluator", _ONNX, ("none",),
+        "Max, Min, Sum, Mean at opset 1-7",
+        "the shapes differ but are numpy-broadcastable (for Mean: to data_0's shape), e.g. Max-6 of (2,3) and (3,)",
+        "runs with numpy broadcasting and returns the broadcast shape, (2,3); onnxruntime refuses",
+        "before opset 8 all inputs must have the same shape (no broadcasting)",
+        "tests/test_deviations.py::test_reference_variadic_before_8_broadcasts", _reference_variadic_numpy,
+        only_ops=("Max", "Min", "Sum", "Mean"),
+    ),
+    Deviation(
+        "reference-gemm-beta0-unchecked-c", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-gemm",),
+        "Gemm",
+        "beta=0 and C is not unidirectionally broadcastable to (M, N), e.g. A (2,3), B (3,4), C (3,)",
+        "never reads C and returns alpha * A' * B', (2,4); onnxruntime refuses (\"Gemm: Invalid bias shape for "
+        "broadcast\")",
+        "C must be unidirectionally broadcastable to (M, N), whatever beta",
+        "tests/test_deviations.py::test_reference_gemm_beta0_does_not_check_c", _reference_gemm_beta0,
+        only_ops=("Gemm",),
+    ),
+    Deviation(
+        "reference-mean-in-place", "onnx.reference.ReferenceEvaluator", _ONNX, ("numpy",),
+        "Mean (opset 8+)",
+        "the broadcast output is larger than data_0, e.g. data_0 (2,1), data_1 (4,2,1)",
+        "refuses: it adds in place into data_0 (\"non-broadcastable output operand with shape (2,1) doesn't match "
+        "the broadcast shape (4,2,1)\"); onnxruntime returns (4,2,1)",
+        "Mean broadcasts multidirectionally (numpy): the output has the broadcast shape",
+        "tests/test_deviations.py::test_reference_mean_adds_in_place", _reference_mean_in_place,
+        only_ops=("Mean",),
+    ),
+    Deviation(
+        "ncnn-fast-math", "ncnn (PyPI wheel, x86-64)", _NCNN, ("ncnn",),
+        "BinaryOp DIV, FLOOR_DIVIDE, POW, ATAN2, FMOD, REMAINDER and their R- forms; MIN",
+        "any shapes; these values (finite ones, and NaN for MIN): a zero divisor; a POW base <= 0; ATAN2(-0, x) "
+        "with x < 0 or x = -0; x/y within a few ulps of an integer (for REMAINDER of a half-integer); MIN of -0 "
+        "and +0, or of x and NaN, on the one-element path",
+        "the wheel's vector code (built with -ffast-math; MIN: its one-element path) computes something else: "
+        "DIV and FLOOR_DIVIDE by zero give NaN, not +-inf; POW with a base <= 0 gives garbage (2.4e38); "
+        "ATAN2(-0, x) gives +pi, not -pi; FMOD, REMAINDER and FLOOR_DIVIDE are off by one divisor (by 1), "
+        "and a -0 result comes back +0 (REMAINDER(1.37, -2.74) gives -1.37, not 1.37); MIN(-0, +0) gives +0 and "
+        "MIN(x, NaN) gives NaN",
+        "ncnn's reference functors (src/layer/binaryop.cpp) in IEEE float32: x / y, floorf(x / y), powf, "
+        "atan2f, fmodf, remainderf, std::min; the wheel's other path computes them",
+        "tests/test_deviations.py::test_ncnn_fast_math_departs_from_the_functors", check=None,
+        only_ops=("DIV", "RDIV", "FLOOR_DIVIDE", "RFLOOR_DIVIDE", "POW", "RPOW", "ATAN2", "RATAN2", "FMOD", "RFMOD",
+                  "REMAINDER", "RREMAINDER", "MIN"),
+    ),
 )
 
 _ids = [d.id for d in DEVIATIONS]
 assert len(_ids) == len(set(_ids)), "deviation ids must be unique"
 
 
-def findings_for(result: Plan | BroadcastError) -> list[Finding]:
+def findings_for(result: Plan | BroadcastError, op: str | None = None,
+                 op_attrs: dict | None = None) -> list[Finding]:
     """The deviations that bear on a plan or a broadcast error, with their notes.
 
+    ``op``: the op the query was for, as its op table spells it (``"Max"``,
+    ``"DIV"``); records with ``only_ops`` bear only on those ops, so they are
+    left out when ``op`` is None.  ``op_attrs``: the op's attributes, for
+    those the rule does not take (e.g. ``{"beta": 0.0}`` for Gemm; the op's
+    defaults where left out).
+
     Every entry is proven on static shapes, so shapes with other dims (``N``,
-    ``?``, ``2..4``) get none."""
-    outcome = Outcome.of(result)
+    ``?``, ``2..4``) get none.
+    """
+    outcome = Outcome.of(result, op, op_attrs)
     if not all(type(d) is int for s in outcome.shapes for d in s):
         return []
     out = []
     for dev in DEVIATIONS:
-        if outcome.rule not in dev.rules:
+        if outcome.rule not in dev.rules or dev.check is None or not dev.concerns(op):
             continue
         note = dev.check(outcome)
         if note:
@@ -669,6 +818,15 @@ def findings_for(result: Plan | BroadcastError) -> list[Finding]:
     return out
 
 
-def applicable(*shapes, rule: str = "numpy", **attrs) -> list[Finding]:
-    """The deviations that bear on ``shapes`` under ``rule`` (see :func:`bcast.infer`)."""
-    return findings_for(_try(rule, *shapes, **attrs))
+def applicable(*shapes, rule: str = "numpy", op: str | None = None, op_attrs: dict | None = None,
+               **attrs) -> list[Finding]:
+    """The deviations that bear on ``shapes`` under ``rule`` (see :func:`bcast.infer`);
+    ``op`` and ``op_attrs`` as for :func:`findings_for`.
+
+    >>> [f.deviation.id for f in applicable((2, 3), (3,), rule="none", op="Max")]
+    ['reference-variadic-before-8-broadcasts']
+    >>> [f.deviation.id for f in applicable((2, 3), (3, 4), (3,), rule="onnx-gemm", op="Gemm",
+    ...                                     op_attrs={"beta": 0.0})]
+    ['onnx-shape-inference-unchecked', 'reference-gemm-beta0-unchecked-c']
+    """
+    return findings_for(_try(rule, *shapes, **attrs), op, op_attrs)

@@ -1,7 +1,10 @@
 """``none``: no broadcasting at all; every input has the same shape.
 
-Source: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
-"Input tensors dimensions must match. No implicit broadcast rule is applied."
+Sources: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
+"Input tensors dimensions must match. No implicit broadcast rule is applied.";
+ONNX Max, Min, Sum and Mean before opset 8 ("All inputs must have the same
+shape"), and Gemm's C with broadcast=0 before opset 7.  The rule does not know
+which framework asked, so its reason names none.
 Dims that are not static must be equal (a constraint); the output is their
 common range, as OpenVINO's ``Dimension::merge``: ``?`` and 2 give 2.
 
@@ -15,13 +18,13 @@ from __future__ import annotations
 from ..dims import equal_constraint, meet
 from ._base import Ctx, register, right_aligned
 
-REASON = "auto_broadcast none: every input must have the same shape (no broadcasting)"
+REASON = "all shapes must be equal (no broadcasting)"
 
 
 @register(
     "none", min_inputs=1, max_inputs=None, framework="openvino",
     summary="no broadcasting: all shapes must be equal",
-    source="OpenVINO auto_broadcast none / explicit",
+    source="OpenVINO auto_broadcast none / explicit; ONNX Max/Min/Sum/Mean before opset 8",
 )
 def plan(ctx: Ctx):
     first = ctx.shapes[0]
