@@ -580,7 +580,11 @@ def _shapes(op: Op, arrays: list) -> tuple:
         if target.ndim != 1:
             raise InputError(f"onnx {op.name}: input {op.input_names(len(arrays))[op.shape_input]} must be a 1-D "
                              f"int64 array, got one of shape {target.shape}")
-        shapes[op.shape_input] = tuple(int(d) for d in target)
+        dims = tuple(int(d) for d in target)
+        if any(d < 0 for d in dims):
+            raise InputError(f"onnx {op.name}: input {op.input_names(len(arrays))[op.shape_input]} must not have "
+                             f"negative dims; got {list(dims)}")
+        shapes[op.shape_input] = dims
     return tuple(shapes)
 
 
