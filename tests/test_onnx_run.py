@@ -754,3 +754,13 @@ def test_bad_input(name, op, inputs, attrs, match):
     assert match in text, text
     assert "\n" not in text and len(text) < 300, text
     assert type(e.value) is InputError
+
+
+def test_integer_pow_with_any_exponent_wraps():
+    """Found by fuzzing: a uint64 exponent past int32 made numpy raise; the power
+    wraps mod 2**bits like the other integer ops."""
+    x = np.array([3, -2, 2, -1, 5], np.int32)
+    y = np.array([2, 3, 40, 2**63 + 1, 0], np.uint64)
+    got = bo.run("Pow", x, y)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, [9, -8, 0, -1, 1])

@@ -254,8 +254,9 @@ def _pow(views, out):
     x, y = views
     with np.errstate(all="ignore"):
         if out.dtype.kind in "iu" and y.dtype.kind in "iu":
-            exp = np.abs(y.astype(np.int64, copy=False)) if y.dtype.kind == "i" else y
-            np.power(x, exp.astype(out.dtype), out=out)
+            # |Y| as uint64 and X mod 2**64: the power wraps mod 2**64, exact mod 2**bits once cast back
+            exp = (np.abs(y.astype(np.int64, copy=False)) if y.dtype.kind == "i" else y).astype(np.uint64)
+            np.copyto(out, np.power(x.astype(np.uint64), exp), casting="unsafe")
             if y.dtype.kind == "i":
                 neg = y < 0  # 1/x**n: 1 for x == 1, +-1 for x == -1, else 0
                 inv = np.where(x == 1, 1, 0) + np.where(x == -1, np.where(exp % 2 == 1, -1, 1), 0)
