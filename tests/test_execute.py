@@ -120,6 +120,12 @@ def test_bad_requests_are_input_errors(arrays, attrs, message):
         apply(np.add, *arrays, rule="ncnn" if attrs else "numpy", **attrs)
 
 
+@pytest.mark.parametrize("func, message", [("nonexistent", "numpy has no function 'nonexistent'"), (3, "func must be callable")])
+def test_bad_functions_are_input_errors(func, message):
+    with pytest.raises(InputError, match=message):
+        apply(func, arr(3), arr(3))
+
+
 def test_python_scalars_are_rank_0():
     np.testing.assert_array_equal(apply(np.add, arr(2, 2) * 0, 1.5), np.full((2, 2), 1.5))
 

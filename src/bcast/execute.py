@@ -310,7 +310,7 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     elif not lazy:
         check_memory(plan.shape, _result_dtype(arrays, dtype))
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]
-    f = getattr(xp, func) if isinstance(func, str) else func
+    f = _function(xp, func)
     try:
         if out is not None:
             return f(*views, out=out)
@@ -318,6 +318,17 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         return np.asarray(result) if isinstance(result, np.generic) else result  # rank 0: an array, not a scalar
     except TypeError as e:  # numpy: a ufunc that does not take these dtypes, or an out= it cannot cast to
         raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None
+
+
+def _function(xp, func: Callable | str) -> Callable:
+    if not isinstance(func, str):
+        if not callable(func):
+            raise InputError(f"func must be callable or the name of an array API function, got {brief(func)}")
+        return func
+    f = getattr(xp, func, None)
+    if not callable(f):
+        raise InputError(f"{xp.__name__} has no function {func!r} (give an array API name such as 'add' or 'multiply')")
+    return f
 
 
 def _is_lazy(arrays) -> bool:
