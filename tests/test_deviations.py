@@ -14,9 +14,10 @@ ncnn-fast-math) has no shape case; its test runs the values.
 
 The runtimes run through bcast's oracles (:mod:`bcast.oracles`), as in the
 differential tests.  Cases that kill the process (ncnn on an empty blob,
-OpenVINO compiling a scalar Broadcast to []) run in a child process, judged by
-its return code; so do runs that read memory they should not (OpenVINO's CPU
-plugin on a Broadcast pdpd whose data runs past the target, on a PRelu with an
+OpenVINO compiling a scalar Broadcast to [], broadcasting empty data, or
+evaluating an empty output) run in a child process, judged by its return
+code; so do runs that read memory they should not (OpenVINO's CPU plugin on
+a Broadcast pdpd whose data runs past the target, on a PRelu with an
 unchecked slope).
 """
 
@@ -54,15 +55,45 @@ CASES = {
         (((2, 3, 4, 5), (4, 5)), dict(rule="pdpd", axis=-1)),
     ],
     "openvino-cpu-pdpd-ops": [
-        (((2, 3, 4, 5), (3, 4)), dict(rule="pdpd", axis=1)),  # Subtract, Divide, Equal
-        (((2, 3, 4, 5), (4, 5)), dict(rule="pdpd", axis=-1)),  # Mod
+        (((2, 3, 4, 5), (3, 4)), dict(rule="pdpd", axis=1)),  # numpy's placement does not fit: fails
+        (((3, 3), (3,)), dict(rule="pdpd", axis=0, op="Subtract")),  # it fits: computed, B along the last axis
+        (((3, 1, 1), (3, 1)), dict(rule="pdpd", axis=0, op="Subtract", op_attrs={"element_type": "int64"})),
+        (((2, 3), (3,)), dict(rule="pdpd", axis=1, op="Equal", op_attrs={"element_type": "float32"})),
     ],
+    "openvino-cpu-pdpd-reference-fallback": [
+        (((2, 3), (3,)), dict(rule="pdpd", axis=-1, op="Multiply", op_attrs={"element_type": "int8"})),
+        (((2, 3, 4, 5), (4, 5)), dict(rule="pdpd", axis=-1, op="Mod", op_attrs={"element_type": "float32"})),
+    ],
+    "openvino-cpu-pdpd-squared-difference-int": [
+        (((2, 3), (2, 3)), dict(rule="pdpd", axis=-1, op="SquaredDifference", op_attrs={"element_type": "int32"})),
+    ],
+    "openvino-cpu-select-pdpd-axis": [
+        (((3,), (2, 3), (3,)), dict(rule="openvino-select", auto_broadcast="pdpd", axis=1)),
+        (((2, 3), (2, 3), (2, 3)), dict(rule="openvino-select", auto_broadcast="pdpd", axis=0)),
+    ],
+    "openvino-broadcast-empty-data": [
+        (((3, 0), (3, 0)), dict(rule="unidirectional")),  # Broadcast-3 mode numpy: target, then data
+        (((0,), (2, 0)), dict(rule="bidirectional")),
+    ],
+    "openvino-evaluate-empty-output": [
+        (((2, 0, 3), (3,)), dict(rule="numpy")),
+        (((2, 0, 3), (3,), (3,)), dict(rule="openvino-select", auto_broadcast="numpy")),
+        (((0, 3, 3), (3,)), dict(rule="openvino-prelu")),
+    ],
+    "openvino-evaluate-pdpd-greater": [
+        (((2, 3), (3,)), dict(rule="pdpd", axis=-1, op="Greater")),
+        (((2, 3), (3,)), dict(rule="pdpd", axis=-1, op="GreaterEqual")),
+    ],
+    "openvino-cpu-integer-values": [],  # values, not shapes
+    "openvino-cpu-minmax-nan": [],
+    "openvino-prelu-element-types": [],  # element types, not shapes
     "openvino-select-reference-pdpd": [
         (((5,), (2, 3, 4, 5), (3, 4, 5)), dict(rule="openvino-select", auto_broadcast="pdpd", axis=-1)),
     ],
     "openvino-broadcast-pdpd-stretches-target": [
         (((3,), (2, 1)), dict(rule="openvino-broadcast-pdpd", axis=-1)),
         (((0,), (2, 1)), dict(rule="openvino-broadcast-pdpd", axis=-1)),  # the output is smaller
+        (((3, 1), (1, 1)), dict(rule="openvino-broadcast-pdpd", axis=1)),  # fails at run time
     ],
     "openvino-broadcast-pdpd-long-data": [
         (((3, 5), (2, 3)), dict(rule="openvino-broadcast-pdpd", axis=1)),
@@ -92,6 +123,7 @@ CASES = {
     ],
     "openvino-cpu-bidirectional-zero": [
         (((0,), (2, 1)), dict(rule="bidirectional")),
+        (((1,), (2, 0)), dict(rule="bidirectional")),
     ],
     "openvino-cpu-scalar-to-scalar": [
         (((), ()), dict(rule="bidirectional")),
@@ -299,45 +331,99 @@ def test_openvino_python_pdpd_defaults_axis_to_zero():
         _fixed(dev, ov, f"ops.broadcast(pdpd) accepts data (3,) into [2,3]: {node.get_output_partial_shape(0)}")
 
 
-def test_openvino_cpu_pdpd_subtract_fails():
+def _ov_values(shape, dtype, low=1, high=9, seed=0):
+    """Random integers in [low, high) of ``dtype`` (exact in every element type, no 0 divisor)."""
+    return np.random.default_rng(seed).integers(low, high, size=shape).astype(dtype)
+
+
+def test_openvino_cpu_pdpd_ignores_axis():
+    """The CPU plugin broadcasts Subtract, Divide (floats), the comparisons, the logical and the bitwise ops
+    with an explicit pdpd axis as numpy does; Model.evaluate (and Add on the CPU) place B from the axis."""
     ov, oracle = _ov()
     dev = "openvino-cpu-pdpd-ops"
-    rng = np.random.default_rng(0)
-    working = []
-
-    # Subtract, Divide and Equal with axis 1 != rank(A) - rank(B) = 2.
+    fixed = []
+    # 0: B right-aligned does not fit A: the CPU fails to compile; evaluate and Add are right
     (a_shape, b_shape), attrs = _case(dev, 0)
-    plan = _plan(dev, 0)
-    A = rng.uniform(1, 2, a_shape).astype(np.float32)
-    B = rng.uniform(1, 2, b_shape).astype(np.float32)
-    xa, xb = _aligned(plan, [A, B])
-    expected = {"Add": xa + xb, "Subtract": xa - xb, "Divide": xa / xb, "Equal": xa == xb}
-    for op, want in expected.items():
-        # The op is valid: OpenVINO's reference evaluate computes it right.
-        ref = oracle.run(op, [A, B], device="evaluate", **_pdpd(attrs["axis"]))
-        np.testing.assert_allclose(ref, want, rtol=1e-6)
+    A, B = _ov_values(a_shape, np.float32), _ov_values(b_shape, np.float32, seed=1)
+    xa, xb = _aligned(_plan(dev, 0), [A, B])
+    np.testing.assert_array_equal(oracle.run("Add", [A, B], static=True, **_pdpd(attrs["axis"])), xa + xb)
+    for op, want in (("Subtract", xa - xb), ("Divide", xa / xb), ("Equal", xa == xb)):
+        np.testing.assert_allclose(oracle.run(op, [A, B], device="evaluate", **_pdpd(attrs["axis"])), want, rtol=1e-6)
         got = _refusal(oracle.run, op, [A, B], static=True, **_pdpd(attrs["axis"]))
-        if op == "Add":  # the control: Add compiles and is right on CPU
-            np.testing.assert_allclose(got, want, rtol=1e-6)
-        elif isinstance(got, str):
-            assert "Argument shapes are inconsistent" in got, got
+        if not isinstance(got, str):
+            fixed.append(f"{op} pdpd axis 1 of A {a_shape}, B {b_shape} compiles on the CPU")
         else:
-            working.append(f"{op} pdpd axis 1 compiles on CPU (right values: {np.allclose(got, want)})")
+            assert "Argument shapes are inconsistent" in got, got
+    # 1, 2: it fits: the CPU computes B right-aligned, whatever the shape
+    for i, dtype in ((1, np.float32), (2, np.int64)):
+        (a_shape, b_shape), attrs = _case(dev, i)
+        A, B = _ov_values(a_shape, dtype, 10, 20), _ov_values(b_shape, dtype, seed=1)
+        spec = np.subtract(*_aligned(_plan(dev, i), [A, B]))
+        np.testing.assert_array_equal(oracle.run("Subtract", [A, B], device="evaluate", **_pdpd(attrs["axis"])), spec)
+        got = oracle.run("Subtract", [A, B], static=True, **_pdpd(attrs["axis"]))
+        if got.shape == spec.shape and np.array_equal(got, spec):
+            fixed.append(f"Subtract pdpd axis 0 of A {a_shape}, B {b_shape} is right on the CPU")
+        else:
+            np.testing.assert_array_equal(got, A - B)  # numpy's placement: (3,3) and (3,3,1)
+        (finding,) = _findings(dev, i)
+        assert bcast.format_shape((A - B).shape) in finding.note, finding.note
+    # 3: Equal float32 with the axis rank(A) - rank(B) given explicitly: fails, where -1 runs
+    (a_shape, b_shape), attrs = _case(dev, 3)
+    A, B = _ov_values(a_shape, np.float32), _ov_values(b_shape, np.float32, 1, 3)
+    got = _refusal(oracle.run, "Equal", [A, B], static=True, **_pdpd(attrs["axis"]))
+    if not isinstance(got, str):
+        fixed.append(f"Equal float32 pdpd axis 1 of A {a_shape}, B {b_shape} compiles on the CPU")
+    np.testing.assert_array_equal(oracle.run("Equal", [A, B], static=True, **_pdpd(-1)), A == B)
+    # The record is about these ops only: Add, Mod and integer Divide keep the axis
+    for op, dtype in (("Add", "float32"), ("Mod", "int32"), ("Divide", "int32")):
+        assert dev not in _ids(applicable((3, 3), (3,), rule="pdpd", axis=0, op=op,
+                                          op_attrs={"element_type": dtype})), op
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
 
-    # Mod when rank(B) < rank(A), even with the default axis -1.
-    (a_shape, b_shape), attrs = _case(dev, 1)
-    plan = _plan(dev, 1)
-    A = rng.uniform(1, 9, a_shape).astype(np.float32)
-    B = rng.uniform(1, 3, b_shape).astype(np.float32)
-    got = _refusal(oracle.run, "Mod", [A, B], static=True, **_pdpd(attrs["axis"]))
-    if isinstance(got, str):  # the plugin's message ("Doesn't support broadcast type: pdpd") or its last line
-        assert "Doesn't support broadcast type: pdpd" in got or "opset1::Mod" in got, got
-    else:
-        want = np.fmod(*_aligned(plan, [A, B]))
-        working.append(f"Mod pdpd with B {b_shape} compiles on CPU (right values: {np.allclose(got, want)})")
 
-    if working:
-        _fixed(dev, ov, "; ".join(working))
+def test_openvino_cpu_pdpd_reference_fallback():
+    """Each (op, element type) the record lists fails with rank(B) < rank(A) and runs with equal ranks."""
+    ov, oracle = _ov()
+    from bcast.deviations import _OV_CPU_NO_REFERENCE
+
+    dev = "openvino-cpu-pdpd-reference-fallback"
+    fixed = []
+    for op, dtypes in _OV_CPU_NO_REFERENCE.items():
+        cases = []
+        for dtype in dtypes:
+            A, B = _ov_values((2, 3), dtype, 1, 4), _ov_values((3,), dtype, 1, 3)
+            cases += [([A, B], _pdpd(-1)), ([A, np.broadcast_to(B, (2, 3)).copy()], _pdpd(-1))]
+            assert dev in _ids(applicable((2, 3), (3,), rule="pdpd", axis=-1, op=op,
+                                          op_attrs={"element_type": dtype})), (op, dtype)
+        got = oracle.run_many(op, cases)
+        for dtype, lower, equal in zip(dtypes, got[::2], got[1::2]):
+            assert isinstance(equal, np.ndarray), f"{op} {dtype} with equal shapes: {equal}"
+            if not isinstance(lower, RuntimeRefused):
+                fixed.append(f"{op} {dtype} pdpd of (2,3) and (3,) runs on the CPU")
+            else:
+                assert "Cannot fallback on ngraph reference implementation" in lower.message, lower.message
+    # ... and not an element type the reference has a kernel for
+    assert dev not in _ids(applicable((2, 3), (3,), rule="pdpd", op="Multiply", op_attrs={"element_type": "int32"}))
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+def test_openvino_cpu_pdpd_squared_difference_int():
+    ov, oracle = _ov()
+    dev = "openvino-cpu-pdpd-squared-difference-int"
+    fixed = []
+    for dtype in ("int32", "int64"):
+        A, B = _ov_values((2, 3), dtype), _ov_values((2, 3), dtype, seed=1)
+        got = _refusal(oracle.run, "SquaredDifference", [A, B], static=True, **_pdpd(-1))
+        if not isinstance(got, str):
+            fixed.append(f"SquaredDifference {dtype} pdpd of equal shapes compiles on the CPU")
+        else:
+            assert "Cannot fallback on ngraph reference implementation" in got, got
+        # numpy broadcasting runs
+        np.testing.assert_array_equal(oracle.run("SquaredDifference", [A, B], static=True), (A - B) ** 2)
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
 
 
 def test_openvino_select_reference_pdpd_cond_axis():
@@ -382,6 +468,18 @@ def test_openvino_broadcast_pdpd_stretches_target():
             D = np.array([1, 2, 3], np.float32)
             got = oracle.run("Broadcast", [D, target], static=True, mode="pdpd", axis=attrs["axis"])
             np.testing.assert_array_equal(got, np.broadcast_to(D, (2, 3)))
+    # data that also runs past the target's end (a trailing 1): inferred (1,3), but neither device runs it
+    (d_shape, target), attrs = _case(dev, 2)
+    _expect_error(dev, 2)
+    assert oracle.infer_shape("Broadcast", [d_shape, target], mode="pdpd", axis=attrs["axis"]) == (1, 3)
+    D = np.arange(1, 4, dtype=np.float32).reshape(d_shape)
+    for how in ({"static": True}, {"device": "evaluate"}):
+        got = _refusal(oracle.run, "Broadcast", [D, target], mode="pdpd", axis=attrs["axis"], **how)
+        if not isinstance(got, str):
+            _fixed(dev, ov, f"Broadcast pdpd axis 1 of data {d_shape} to {list(target)} runs ({how}): {got.shape}")
+        assert "Tile with non-positive repeats" in got, got
+    (finding,) = _findings(dev, 2)
+    assert "Tile with non-positive repeats" in finding.note, finding.note
 
 
 def test_openvino_broadcast_pdpd_short_data():
@@ -513,6 +611,12 @@ def test_openvino_explicit_scalar_with_one_axis():
     assert out == target
     got = oracle.run("Broadcast", [np.array(7.0, np.float32), target, axes], static=True, mode="explicit")
     np.testing.assert_array_equal(got, np.full(target, 7.0, np.float32))
+    # Model.evaluate refuses it at run time
+    ref = _refusal(oracle.run, "Broadcast", [np.array(7.0, np.float32), target, axes], device="evaluate",
+                   mode="explicit")
+    if not isinstance(ref, str):
+        _fixed(dev, ov, f"Model.evaluate runs Broadcast explicit of scalar data with axes_mapping {axes}")
+    assert "doesn't match rank of input tensor" in ref, ref
     # The scalar counts as one dim of 1: onto a target dim of 2 it is refused, as a (1,) would be.
     with pytest.raises(RuntimeRefused, match="Expected 1. Got 2"):
         oracle.infer_shape("Broadcast", [(), (2, 3), axes], mode="explicit")
@@ -597,6 +701,19 @@ def test_openvino_cpu_bidirectional_zero():
                         f"output shape {got.shape}")
     assert "cannot be broadcasted" in got, got
 
+    # data (1,) into [2,0]: a static-shape model keeps the 1; a dynamic one and shape inference give (2,0)
+    (d_shape, target), _ = _case(dev, 1)
+    assert _plan(dev, 1).shape == (2, 0)
+    assert oracle.infer_shape("Broadcast", [d_shape, target], mode="bidirectional") == (2, 0)
+    D = np.ones(d_shape, np.float32)
+    assert oracle.run("Broadcast", [D, target], mode="bidirectional").shape == (2, 0)
+    got = oracle.run("Broadcast", [D, target], static=True, mode="bidirectional")
+    if got.shape == (2, 0):
+        _fixed(dev, ov, f"Broadcast bidirectional of data {d_shape} to {list(target)} gives (2,0) on the CPU")
+    np.testing.assert_array_equal(got, np.ones((2, 1), np.float32))
+    (finding,) = _findings(dev, 1)
+    assert "(2,1)" in finding.note, finding.note
+
 
 #: A scalar Broadcast to [] on the CPU plugin, in a child: compiling it kills the process.
 _OV_SCALAR = """
@@ -624,6 +741,193 @@ def test_openvino_cpu_scalar_to_scalar_crashes():
         _fixed(dev, ov, f"compiling a scalar Broadcast to [] no longer kills the process: {told}")
     for mode, rc in crashed:  # a segmentation fault in 2026.4.1
         assert rc == -signal.SIGSEGV, f"mode {mode}: killed by {_signal_name(rc)}, expected SIGSEGV"
+
+
+def test_openvino_cpu_select_pdpd_axis():
+    ov, oracle = _ov()
+    dev = "openvino-cpu-select-pdpd-axis"
+    fixed = []
+    for i, (shapes, attrs) in enumerate(CASES[dev]):
+        C = np.arange(int(np.prod(shapes[0]))).reshape(shapes[0]) % 2 == 0
+        T = _ov_values(shapes[1], np.float32, 1, 9, seed=i)
+        E = -_ov_values(shapes[2], np.float32, 1, 9, seed=i + 1)
+        want = np.where(*_aligned(_plan(dev, i), [C, T, E]))
+        np.testing.assert_array_equal(oracle.run("Select", [C, T, E], device="evaluate", **_pdpd(attrs["axis"])), want)
+        got = _refusal(oracle.run, "Select", [C, T, E], static=True, **_pdpd(attrs["axis"]))
+        if not isinstance(got, str):
+            fixed.append(f"Select pdpd axis {attrs['axis']} of {shapes} compiles on the CPU")
+        else:
+            assert "not broadcastable" in got or "Unsupported auto broadcast specification" in got, got
+    # int32 and int64 run them right
+    for dtype in ("int32", "int64"):
+        C, T, E = np.array([True, False, True]), np.ones((2, 3), dtype), np.zeros(3, dtype)
+        np.testing.assert_array_equal(oracle.run("Select", [C, T, E], static=True, **_pdpd(1)), np.where(C, T, E))
+        assert dev not in _ids(applicable((3,), (2, 3), (3,), rule="openvino-select", auto_broadcast="pdpd", axis=1,
+                                          op_attrs={"element_type": dtype}))
+    # the same first case with axis -1 (which means 1 for else, 1 for cond) runs; so does an empty output
+    C, T, E = np.array([True, False, True]), np.ones((2, 3), np.float32), np.zeros(3, np.float32)
+    np.testing.assert_array_equal(oracle.run("Select", [C, T, E], static=True, **_pdpd(-1)), np.where(C, T, E))
+    empty = [np.ones(0, bool), np.ones((2, 0), np.float32), np.ones(0, np.float32)]
+    assert oracle.run("Select", empty, static=True, **_pdpd(1)).shape == (2, 0)
+    assert dev not in _ids(applicable((0,), (2, 0), (0,), rule="openvino-select", auto_broadcast="pdpd", axis=1))
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+#: One Broadcast of data with a 0 dim, in a child: it dies of SIGFPE.
+_OV_EMPTY_DATA = """
+import numpy as np
+from bcast.oracles import openvino as oracle
+y = oracle.run("Broadcast", [np.zeros({shape}, np.float32), {target}], {how}, mode={mode!r})
+print("survived; output shape", y.shape, flush=True)
+"""
+
+
+def test_openvino_broadcast_of_empty_data_crashes():
+    ov, oracle = _ov()
+    dev = "openvino-broadcast-empty-data"
+    runs = []
+    for (shapes, attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
+        target, data = shapes if mode == "numpy" else shapes[::-1]
+        assert _plan(dev, len(runs) // 2).shape == target  # the spec: the empty target shape
+        # a CPU model of dynamic shapes returns it (in-process: it does not crash)
+        assert oracle.run("Broadcast", [np.zeros(data, np.float32), list(target)], mode=mode).shape == target
+        for how in ("static=True", "device='evaluate'"):
+            p = _run_child(_OV_EMPTY_DATA.format(shape=data, target=list(target), how=how, mode=mode))
+            runs.append((f"Broadcast mode {mode} of data {data} to {list(target)} ({how})", p))
+    survived = [f"{what}: rc {p.returncode}, {p.stdout.strip()!r}" for what, p in runs if p.returncode >= 0]
+    if survived:
+        _fixed(dev, ov, "; ".join(survived))
+    for what, p in runs:
+        assert p.returncode == -signal.SIGFPE, f"{what}: killed by {_signal_name(p.returncode)}, expected SIGFPE"
+
+
+#: Model.evaluate of an op with an empty output, repeated, in a child: it corrupts the heap.
+_OV_EMPTY_OUTPUT = """
+import numpy as np
+from bcast.oracles import openvino as oracle
+inputs = [np.ones(s, {dtypes!r}[i]) for i, s in enumerate({shapes!r})]
+for _ in range(100):
+    y = oracle.run({op!r}, inputs, device="evaluate")
+print("survived; output shape", y.shape, flush=True)
+"""
+
+
+def test_openvino_evaluate_empty_output_corrupts_memory():
+    ov, oracle = _ov()
+    dev = "openvino-evaluate-empty-output"
+    element_types = {"Add": ["int64"] * 2, "Select": ["bool", "int64", "int64"], "PRelu": ["float32"] * 2}
+    for i, (op, dtypes) in enumerate(element_types.items()):
+        shapes, _ = _case(dev, i)
+        inputs = [np.ones(s, t) for s, t in zip(shapes, dtypes)]
+        empty = shapes[0] if op == "PRelu" else (2, 0, 3)
+        assert bcast.openvino.run(op, *inputs).shape == _plan(dev, i).shape == empty
+        p = _run_child(_OV_EMPTY_OUTPUT.format(op=op, shapes=shapes, dtypes=dtypes))
+        if "survived" in p.stdout:
+            _fixed(dev, ov, f"{op} of {shapes} in Model.evaluate, 100 times, exits with "
+                            f"{p.returncode}: {p.stdout.strip()!r}")
+        # the corrupted heap kills the process, or a corrupted size makes an allocation fail
+        assert p.returncode in (-signal.SIGABRT, -signal.SIGSEGV) or "std::bad_alloc" in p.stderr, (
+            f"{op}: rc {p.returncode} ({_signal_name(p.returncode) if p.returncode < 0 else 'exit'}), "
+            f"{p.stderr.strip()[-300:]!r}")
+
+
+def test_openvino_evaluate_pdpd_greater():
+    ov, oracle = _ov()
+    dev = "openvino-evaluate-pdpd-greater"
+    A = np.array([[1, 5, 3], [4, 2, 6]], np.float32)
+    B = np.array([3, 3, 3], np.float32)
+    fixed = []
+    for i, op in enumerate(("Greater", "GreaterEqual")):
+        ((a_shape, b_shape), attrs) = _case(dev, i)
+        assert (a_shape, b_shape) == (A.shape, B.shape)
+        want = getattr(np, op.lower().replace("equal", "_equal"))(A, B)
+        np.testing.assert_array_equal(oracle.run(op, [A, B], static=True, **_pdpd(attrs["axis"])), want)  # the CPU
+        got = oracle.run(op, [A, B], device="evaluate", **_pdpd(attrs["axis"]))
+        if np.array_equal(got, want):
+            fixed.append(f"Model.evaluate {op} pdpd of {a_shape} and {b_shape} is right")
+            continue
+        np.testing.assert_array_equal(got[0], want[0])  # the first row reads B itself, the second what follows
+    assert dev not in _ids(applicable((2, 3), (3,), rule="pdpd", op="Less"))
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+def test_openvino_cpu_integer_values():
+    """A deviation of values (no check): bcast computes what Model.evaluate (the reference) computes."""
+    ov, oracle = _ov()
+    dev = "openvino-cpu-integer-values"
+    assert DEV[dev].check is None and not CASES[dev]
+    run = bcast.openvino.run
+    cases = [  # what, op, (A, B), element type, attrs, a model of static shapes?, the CPU's values, the spec's
+        # (None: an error)
+        ("int8 saturates", "Add", [[100, -100], [100, 100]], "int8", {}, False, [127, 0], [-56, 0]),
+        ("uint8 saturates", "Subtract", [[3], [5]], "uint8", {}, False, [0], [254]),
+        ("int8 Divide rounds (dynamic)", "Divide", [[4, 7, -7], [7, 2, 2]], "int8", {}, False, [1, 4, -4], [0, 3, -4]),
+        ("int8 Divide truncates (static)", "Divide", [[4, 7, -7], [7, 2, 2]], "int8", {}, True, [0, 3, -3],
+         [0, 3, -4]),
+        ("int64 in int32", "Add", [[2**40], [3]], "int64", {}, False, [3], [2**40 + 3]),
+        ("Divide by 0", "Divide", [[7, 1], [0, 1]], "int32", {}, False, [np.iinfo(np.int32).min, 1], None),
+    ] + [
+        (f"{t} Divide truncates", "Divide", [[-7, 7], [2, -2]], t, {}, False, [-3, -3], [-4, -4])
+        for t in ("int16", "int32", "int64")
+    ]
+    fixed = []
+    for what, op, (x, y), dtype, attrs, static, cpu_model, spec in cases:
+        X, Y = np.array(x, dtype), np.array(y, dtype)
+        if spec is None:  # bcast refuses, as the reference does
+            with pytest.raises(bcast.InputError, match="division by zero"):
+                run(op, X, Y)
+            with pytest.raises(RuntimeRefused, match="division by zero"):
+                oracle.run(op, [X, Y], device="evaluate")
+        else:
+            assert run(op, X, Y, **attrs).tolist() == spec, what
+            ref = _refusal(oracle.run, op, [X, Y], device="evaluate", **attrs)
+            assert isinstance(ref, str) or ref.tolist() == spec, what  # (evaluate lacks int8, int16 Divide)
+        cpu = oracle.run(op, [X, Y], static=static, **attrs).tolist()
+        if cpu == spec:
+            fixed.append(f"{what}: {op} {x} {y} gives {cpu} on the CPU")
+        else:
+            assert cpu == cpu_model, (what, cpu)
+    # with pdpd the CPU honours python_division: floors by default, truncates without
+    X, Y = np.array([-7, 7], np.int32), np.array([2, -2], np.int32)
+    assert oracle.run("Divide", [X, Y], **_pdpd(-1)).tolist() == [-4, -4]
+    assert oracle.run("Divide", [X, Y], python_division=False, **_pdpd(-1)).tolist() == [-3, -3]
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+def test_openvino_cpu_minmax_nan():
+    ov, oracle = _ov()
+    dev = "openvino-cpu-minmax-nan"
+    assert DEV[dev].check is None and not CASES[dev]
+    x, y = np.array([np.nan, 1], np.float32), np.array([1, np.nan], np.float32)
+    fixed = []
+    for op in ("Maximum", "Minimum"):
+        spec = oracle.run(op, [x, y], device="evaluate")  # std::max / std::min: the first operand on a NaN
+        np.testing.assert_array_equal(spec, [np.nan, 1])
+        np.testing.assert_array_equal(bcast.openvino.run(op, x, y), spec)
+        cpu = oracle.run(op, [x, y])
+        if np.array_equal(cpu, spec, equal_nan=True):
+            fixed.append(f"{op}(NaN, 1), {op}(1, NaN) on the CPU give {cpu.tolist()}")
+        else:
+            np.testing.assert_array_equal(cpu, [1, np.nan])
+    if fixed:
+        _fixed(dev, ov, "; ".join(fixed))
+
+
+def test_openvino_prelu_checks_no_element_types():
+    ov, oracle = _ov()
+    dev = "openvino-prelu-element-types"
+    assert DEV[dev].check is None and not CASES[dev]
+    accepted = []
+    for data, slope in (("float32", "int32"), ("bool", "bool"), ("int8", "float16")):
+        with pytest.raises(bcast.InputError):  # bcast follows the spec: one floating-point type
+            bcast.openvino.run("PRelu", np.ones((2, 3), data), np.ones(3, slope))
+        if not isinstance(_refusal(oracle.infer_shape, "PRelu", [(2, 3), (3,)], [data, slope]), str):
+            accepted.append((data, slope))
+    if len(accepted) < 3:
+        _fixed(dev, ov, f"PRelu's shape inference now refuses some element types (accepts only {accepted})")
 
 
 # -- ncnn ----------------------------------------------------------------------

@@ -281,18 +281,116 @@ def _reference_mean_in_place(o: Outcome):
             f"hold the output {_fmt(o.plan.shape)} (\"non-broadcastable output operand\")")
 
 
+#: The element-wise ops that OpenVINO's CPU plugin converts to numpy broadcasting when they have an explicit
+#: pdpd axis (measured on 2026.4.1); Add, Multiply, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod
+#: and integer Divide keep the axis.
+_OV_CPU_AXIS_OPS = ("Subtract", "Divide", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                    "LogicalAnd", "LogicalOr", "LogicalXor", "BitwiseAnd", "BitwiseOr", "BitwiseXor")
+
+
+def _element_type(o: Outcome):
+    """The element type the caller named in ``op_attrs`` (``element_type``), or None."""
+    return o.op_attrs.get("element_type")
+
+
 def _ov_cpu_pdpd_ops(o: Outcome):
-    if o.rule != "pdpd" or not o.ok:
+    if o.rule != "pdpd" or not o.ok or o.attrs.get("axis", -1) == -1:
         return None
     a, b = o.shapes
-    notes = []
-    if o.plan.attr("start_axis") != len(a) - len(b):
-        notes.append("the CPU plugin fails to compile Subtract, Divide, the comparisons, the logical and the "
-                     "bitwise ops with this axis (only Add, Multiply, Power, Maximum, Minimum, "
-                     "SquaredDifference and FloorMod work)")
-    if len(b) < len(a):
-        notes.append("the CPU plugin cannot run Mod with pdpd when B has the lower rank")
-    return "; ".join(notes) or None
+    if len(b) >= len(a):
+        return None
+    integer = str(_element_type(o) or "float").startswith(("int", "uint"))
+    if o.op is not None and (o.op not in _OV_CPU_AXIS_OPS or (o.op == "Divide" and integer)):
+        return None
+    ops = o.op or "Subtract, Divide, the comparisons, the logical and the bitwise ops"
+    both = _try("numpy", a, b)
+    if not isinstance(both, Plan):
+        return (f"the CPU plugin fails to compile {ops} with an explicit pdpd axis where B right-aligned (numpy's "
+                "placement, which it uses instead) does not fit A, as here")
+    start = o.plan.attr("start_axis")
+    fail = "" if o.op in ("Subtract", "Divide") else (
+        "the comparisons, the logical and the bitwise ops fail to compile for some element types")
+    if start == len(a) - len(b):  # numpy's placement is the axis's: only the failures deviate
+        return f"with an explicit pdpd axis on the CPU plugin {fail}" if fail else None
+    return (f"the CPU plugin ignores the axis of {ops}: it computes B right-aligned (numpy's placement), output "
+            f"{_fmt(both.shape)}, not B from axis {start}"
+            + ("" if both.shape == tuple(a) else f" and not A's shape {_fmt(a)}")
+            + (f"; {fail} instead" if fail else ""))
+
+
+#: (op, element type) pairs that the CPU plugin hands to the reference implementation with pdpd when rank(B) <
+#: rank(A), and that it has no kernel for (measured on 2026.4.1: Model.evaluate fails on them too).
+_OV_CPU_NO_REFERENCE = {
+    "Multiply": ("int8", "uint8"), "Divide": ("int8", "uint8"), "Power": ("int8", "uint8"),
+    "Maximum": ("int8", "uint8"), "Minimum": ("int8",), "SquaredDifference": ("int8", "uint8"),
+    "Mod": ("float16", "float32"),
+}
+
+
+def _ov_cpu_reference_fallback(o: Outcome):
+    if o.rule != "pdpd" or not o.ok or len(o.shapes[1]) >= len(o.shapes[0]):
+        return None
+    types = _OV_CPU_NO_REFERENCE.get(o.op, ())
+    dtype = _element_type(o)
+    if dtype is not None and dtype not in types:
+        return None
+    which = dtype or " or ".join(types)
+    return (f"the CPU plugin hands {o.op} {which} with pdpd and rank(B) < rank(A) to OpenVINO's reference "
+            f"implementation, which has no {which} kernel: compile_model fails (\"Cannot fallback on ngraph "
+            "reference implementation\")")
+
+
+def _ov_cpu_sqdiff_int(o: Outcome):
+    if o.rule != "pdpd" or not o.ok or _element_type(o) not in ("int32", "int64"):
+        return None
+    return (f"the CPU plugin never compiles SquaredDifference {_element_type(o)} with pdpd (\"Cannot fallback on "
+            "ngraph reference implementation\"), equal shapes included")
+
+
+def _ov_cpu_select_axis(o: Outcome):
+    if o.rule != "openvino-select" or not o.ok or o.attrs.get("auto_broadcast") != "pdpd":
+        return None
+    if o.attrs.get("axis", -1) == -1 or 0 in o.plan.shape:
+        return None
+    if _element_type(o) in ("int32", "int64"):
+        return None
+    return ("the CPU plugin fails to compile Select with an explicit pdpd axis (\"Unsupported auto broadcast "
+            "specification\", \"'Else' tensor shape is not broadcastable.\") for every element type but int32 "
+            "and int64: leave the axis at -1 where it means the same")
+
+
+def _broadcast_data(o: Outcome):
+    """The data shape of a Broadcast query (mode numpy is the unidirectional rule: target, then data)."""
+    if o.rule == "unidirectional":
+        return tuple(o.shapes[1])
+    if o.rule in ("bidirectional", "explicit", "openvino-broadcast-pdpd"):
+        return tuple(o.shapes[0])
+    return None
+
+
+def _ov_broadcast_empty_data(o: Outcome):
+    data = _broadcast_data(o)
+    if data is None or 0 not in data:
+        return None
+    return (f"as OpenVINO's Broadcast of data {_fmt(data)}: a static-shape model on the CPU plugin and "
+            "Model.evaluate kill the process (SIGFPE) where they compute an output (empty)")
+
+
+_OV_ELEMENTWISE_RULES = ("numpy", "none", "pdpd", "openvino-select", "openvino-prelu")
+
+
+def _ov_evaluate_empty_output(o: Outcome):
+    if o.rule not in _OV_ELEMENTWISE_RULES or not any(0 in s for s in o.shapes):
+        return None  # an input with a dim of 0: any output OpenVINO computes is empty (in pdpd-zero-size's too)
+    return ("OpenVINO's Model.evaluate computes elements of the empty output anyway, writing memory it does not "
+            "own (int64 Add or Select of (2,0,3) and (3,), or PRelu of (0,3,3) and (3,), repeated, kill the process)")
+
+
+def _ov_evaluate_pdpd_greater(o: Outcome):
+    if o.rule != "pdpd" or not o.ok or o.plan.aligned_shape(1) == o.plan.shape:
+        return None
+    return (f"OpenVINO's Model.evaluate computes {o.op} with pdpd as if B were not broadcast, reading past B's "
+            "end: wrong values (the CPU plugin is right)")
 
 
 def _ov_bpdpd_stretch(o: Outcome):
@@ -301,9 +399,16 @@ def _ov_bpdpd_stretch(o: Outcome):
         return None
     if e.dims[0] != 1 and e.dims[1] == 1:  # (data dim, target dim 1)
         ov = _ov_broadcast_pdpd_shape(*e.shapes, dict(e.attrs).get("axis", -1))
-        if ov is not None:
-            return (f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, not the target "
-                    f"{_fmt(e.shapes[1])}")
+        if ov is None:
+            return None
+        data, target = e.shapes
+        axis = dict(e.attrs).get("axis", -1)
+        note = (f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, not the target "
+                f"{_fmt(target)}")
+        if axis != -1 and len(data) > len(target) - axis:  # data runs past the target's end (trailing 1s)
+            note += ("; at run time the CPU plugin and Model.evaluate align data with the end of that output "
+                     "and fail (\"Tile with non-positive repeats must produce an empty output shape.\")")
+        return note
     return None
 
 
@@ -473,9 +578,9 @@ def _ov_explicit_scalar(o: Outcome):
     data, target = o.shapes
     axes = tuple(o.attrs.get("axes_mapping") or ())
     if data == () and len(axes) == 1 and 0 <= axes[0] < len(target) and target[axes[0]] == 1:
-        return (f"OpenVINO accepts this: it counts scalar data as rank 1 (one dim of 1), so axes_mapping "
-                f"{list(axes)} passes, and it returns the target {_fmt(target)} filled with the scalar; "
-                "give scalar data the axes_mapping []")
+        return (f"OpenVINO's shape inference accepts this: it counts scalar data as rank 1 (one dim of 1), so "
+                f"axes_mapping {list(axes)} passes; the CPU plugin returns the target {_fmt(target)} filled with "
+                "the scalar, Model.evaluate refuses at run time; give scalar data the axes_mapping []")
     return None
 
 
@@ -510,6 +615,10 @@ def _ov_bidirectional_zero(o: Outcome):
     if any(d == 0 and t == 1 for d, t in zip(dpad, tpad)):
         return ("OpenVINO's CPU plugin fails to compile this Broadcast (\"Input shape dimension equal 0 cannot "
                 "be broadcasted (numpy mode) to 1\") although its shape inference agrees")
+    if any(d == 1 and t == 0 for d, t in zip(dpad, tpad)):
+        kept = tuple(1 if d == 1 and t == 0 else s for d, t, s in zip(dpad, tpad, o.plan.shape))
+        return (f"OpenVINO's CPU plugin, on a model of static shapes, keeps data's dim 1 where the target has 0 and "
+                f"returns {_fmt(kept)}, although its shape inference says {_fmt(o.plan.shape)}")
     return None
 
 
@@ -545,12 +654,19 @@ DEVIATIONS: tuple[Deviation, ...] = (
     ),
     Deviation(
         "openvino-cpu-pdpd-ops", "openvino (CPU plugin)", _OV, ("pdpd",),
-        "Subtract, Divide, comparisons, logical and bitwise ops, Mod with auto_broadcast=pdpd",
-        "axis != rank(A) - rank(B) (Mod: whenever rank(B) < rank(A))",
+        "Subtract, Divide (floating types), the comparisons, the logical and the bitwise ops with "
+        "auto_broadcast=pdpd",
+        "an explicit axis (not -1) and rank(B) < rank(A), e.g. A (3,3), B (3,), axis 0",
+        "the plugin ignores the axis and broadcasts as numpy does (B right-aligned): where that does not fit A "
         "compile_model fails (\"Argument shapes are inconsistent.\", \"Eltwise executor got invalid "
-        "input/output dims configuration\", \"Doesn't support broadcast type: pdpd\")",
-        "every element-wise op supports auto_broadcast=pdpd with any valid axis",
-        "tests/test_deviations.py::test_openvino_cpu_pdpd_subtract_fails", _ov_cpu_pdpd_ops,
+        "input/output dims configuration\"); where it fits it silently computes that placement: Subtract A (3,3), "
+        "B (3,), axis 0 returns A - B along the last axis, int64 A (3,1,1), B (3,1), axis 0 returns shape "
+        "(3,3,1), not A's; the comparisons, the logical and the bitwise ops of some element types (Equal "
+        "float32, bool) fail to compile instead, even where the axis is rank(A) - rank(B) (A (2,3), B (3,), "
+        "axis 1); Add, Multiply, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod and integer Divide "
+        "keep the axis",
+        "every element-wise op supports auto_broadcast=pdpd with any valid axis: B is placed from the axis",
+        "tests/test_deviations.py::test_openvino_cpu_pdpd_ignores_axis", _ov_cpu_pdpd_ops,
     ),
     Deviation(
         "openvino-select-reference-pdpd", "openvino (Model.evaluate)", _OV, ("openvino-select",),
@@ -564,7 +680,10 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "openvino-broadcast-pdpd-stretches-target", "openvino", _OV, ("openvino-broadcast-pdpd",),
         "Broadcast-1/3 mode pdpd",
         "a target dim of 1 faces a data dim other than 1 (> 1, or 0), e.g. data (3,) or (0,), target [2,1]",
-        "the output takes data's dim, so it differs from target_shape: (2,3) or (2,0)",
+        "the output takes data's dim, so it differs from target_shape: (2,3) or (2,0); where data, placed from "
+        "the axis, also runs past the target's end with trailing 1s (data (3,1), target [1,1], axis 1: shape "
+        "inference gives (1,3)) both the CPU plugin and Model.evaluate fail at run time (\"Tile with "
+        "non-positive repeats must produce an empty output shape.\")",
         "PDPD broadcasts data into the target only; the output is target_shape",
         "tests/test_deviations.py::test_openvino_broadcast_pdpd_stretches_target", _ov_bpdpd_stretch,
     ),
@@ -617,7 +736,9 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "openvino-explicit-scalar-axes", "openvino", _OV, ("explicit",),
         "Broadcast-3 mode explicit",
         "scalar data with a one-entry axes_mapping [a] where target[a] is 1, e.g. data (), target [1,3], axes [0]",
-        "accepted (a scalar counts as rank 1): the output is target_shape, filled with the scalar",
+        "shape inference accepts it (a scalar counts as rank 1): target_shape; the CPU plugin returns "
+        "target_shape filled with the scalar; Model.evaluate refuses at run time (\"Broadcast axes_mapping shape 1 "
+        "doesn't match rank of input tensor 0\")",
         "axes_mapping has one entry per data axis, so [] for scalar data",
         "tests/test_deviations.py::test_openvino_explicit_scalar_with_one_axis", _ov_explicit_scalar,
     ),
@@ -637,9 +758,12 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
         "openvino-cpu-bidirectional-zero", "openvino (CPU plugin)", _OV, ("bidirectional",),
         "Broadcast-3 mode bidirectional",
-        "a data dim of 0 faces a target dim of 1, e.g. data (0,), target [2,1]",
-        "compile_model fails (\"Input shape dimension equal 0 cannot be broadcasted (numpy mode) to 1\")",
-        "numpy.array(data) * numpy.ones(target) has shape (2,0)",
+        "a data dim of 0 faces a target dim of 1, e.g. data (0,), target [2,1]; or a data dim of 1 faces a "
+        "target dim of 0, e.g. data (1,), target [2,0]",
+        "the first: compile_model fails (\"Input shape dimension equal 0 cannot be broadcasted (numpy mode) to "
+        "1\"); the second, on a model of static shapes: the output keeps data's 1, (2,1), although its own "
+        "shape inference says (2,0) (a model of dynamic shapes returns (2,0))",
+        "numpy.array(data) * numpy.ones(target) has shape (2,0) in both examples",
         "tests/test_deviations.py::test_openvino_cpu_bidirectional_zero", _ov_bidirectional_zero,
     ),
     Deviation(
@@ -649,6 +773,108 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "compile_model crashes the process (segmentation fault)",
         "the output is a scalar",
         "tests/test_deviations.py::test_openvino_cpu_scalar_to_scalar_crashes", _ov_scalar_to_scalar,
+    ),
+    Deviation(
+        "openvino-cpu-pdpd-reference-fallback", "openvino (CPU plugin)", _OV, ("pdpd",),
+        "Multiply, Divide, Power, Maximum, SquaredDifference int8/uint8, Minimum int8, Mod float16/float32 with "
+        "auto_broadcast=pdpd",
+        "rank(B) < rank(A), e.g. Multiply int8 A (2,3), B (3,)",
+        "the plugin hands these to OpenVINO's reference implementation, which has no kernel for them: "
+        "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); the same ops run with "
+        "equal ranks",
+        "every element-wise op supports auto_broadcast=pdpd for each element type it accepts",
+        "tests/test_deviations.py::test_openvino_cpu_pdpd_reference_fallback", _ov_cpu_reference_fallback,
+        only_ops=tuple(_OV_CPU_NO_REFERENCE),
+    ),
+    Deviation(
+        "openvino-cpu-pdpd-squared-difference-int", "openvino (CPU plugin)", _OV, ("pdpd",),
+        "SquaredDifference int32/int64 with auto_broadcast=pdpd",
+        "always, equal shapes included, e.g. A (2,3), B (2,3)",
+        "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); with numpy broadcasting "
+        "it runs",
+        "SquaredDifference supports auto_broadcast=pdpd for every numeric type",
+        "tests/test_deviations.py::test_openvino_cpu_pdpd_squared_difference_int", _ov_cpu_sqdiff_int,
+        only_ops=("SquaredDifference",),
+    ),
+    Deviation(
+        "openvino-cpu-select-pdpd-axis", "openvino (CPU plugin)", _OV, ("openvino-select",),
+        "Select with auto_broadcast=pdpd",
+        "an explicit axis (not -1) and a non-empty output, e.g. float32 cond (3,), then (2,3), else (3,), axis 1 "
+        "(equal shapes with axis 0, and scalars, too)",
+        "compile_model fails (\"'Else' tensor shape is not broadcastable.\", \"'Cond' tensor shape is not "
+        "broadcastable.\", \"Unsupported auto broadcast specification\") for every element type of then/else "
+        "but int32 and int64, which it runs right; an empty output compiles",
+        "Select supports auto_broadcast=pdpd with any valid axis",
+        "tests/test_deviations.py::test_openvino_cpu_select_pdpd_axis", _ov_cpu_select_axis,
+    ),
+    Deviation(
+        "openvino-broadcast-empty-data", "openvino", _OV, ("unidirectional", "bidirectional", "explicit",
+                                                          "openvino-broadcast-pdpd"),
+        "Broadcast-3, every mode",
+        "data has a dim of 0, e.g. data (3,0), target [3,0]; a model of static shapes on the CPU plugin, or "
+        "Model.evaluate",
+        "the process dies (SIGFPE) where OpenVINO accepts the shapes; a CPU model of dynamic shapes returns the "
+        "empty output",
+        "the output is target_shape (or the broadcast shape), empty",
+        "tests/test_deviations.py::test_openvino_broadcast_of_empty_data_crashes", _ov_broadcast_empty_data,
+    ),
+    Deviation(
+        "openvino-evaluate-empty-output", "openvino (Model.evaluate)", _OV,
+        _OV_ELEMENTWISE_RULES,
+        "element-wise ops, Select and PRelu",
+        "an input has a dim of 0, so that the output is empty, e.g. int64 Add of A (2,0,3), B (3,)",
+        "evaluate computes elements anyway and writes memory it does not own: int64 Add, Multiply or Divide of "
+        "A (2,0,3), B (3,), Select of cond (2,0,3), then and else int64 (3,), or PRelu float32 of data (0,3,3), "
+        "slope (3,), run a few times, kill the process (\"munmap_chunk(): invalid pointer\", SIGABRT, or SIGSEGV) "
+        "or make an allocation fail (std::bad_alloc)",
+        "an empty output: nothing is computed",
+        "tests/test_deviations.py::test_openvino_evaluate_empty_output_corrupts_memory", _ov_evaluate_empty_output,
+    ),
+    Deviation(
+        "openvino-evaluate-pdpd-greater", "openvino (Model.evaluate)", _OV, ("pdpd",),
+        "Greater, GreaterEqual with auto_broadcast=pdpd",
+        "B is broadcast, e.g. A (2,3), B (3,)",
+        "wrong values: B is read as if it had A's shape, past its end ([[1,5,3],[4,2,6]] > [3,3,3] gets the "
+        "first row right, [F,T,F], and compares the second with whatever memory follows B); the CPU plugin is "
+        "right",
+        "A > B with B broadcast into A: [[F,T,F],[T,F,T]]",
+        "tests/test_deviations.py::test_openvino_evaluate_pdpd_greater", _ov_evaluate_pdpd_greater,
+        only_ops=("Greater", "GreaterEqual"),
+    ),
+    Deviation(
+        "openvino-cpu-integer-values", "openvino (CPU plugin)", _OV, ("numpy", "none", "pdpd"),
+        "integer Add, Subtract, Multiply, Divide, Power, SquaredDifference, FloorMod, Mod",
+        "any shapes; these values: int8/uint8 results out of range; int8/uint8 Divide; int16/int32/int64 Divide "
+        "with numpy or no broadcasting; int64 values beyond int32; a zero divisor",
+        "int8/uint8 arithmetic saturates (int8 100 + 100 = 127, uint8 3 - 5 = 0) and int8/uint8 Divide rounds "
+        "to nearest on a model of dynamic shapes (4 / 7 = 1), truncates on one of static shapes (-7 / 2 = -3); "
+        "int16/int32/int64 Divide with numpy or no broadcasting truncates (-7 / 2 = -3) whatever "
+        "python_division says (with pdpd it floors, as the spec says); int64 is computed in int32 "
+        "(2**40 + 3 = 3); integer Divide, FloorMod and Mod by 0 return garbage (INT_MIN, 0) with no error",
+        "the reference implementation (Model.evaluate): wrapping arithmetic in the element type, int64 in "
+        "int64, Divide floors with python_division=True (the default) and truncates without; division by 0 is "
+        "an error",
+        "tests/test_deviations.py::test_openvino_cpu_integer_values", check=None,
+        only_ops=("Add", "Subtract", "Multiply", "Divide", "Power", "SquaredDifference", "FloorMod", "Mod"),
+    ),
+    Deviation(
+        "openvino-cpu-minmax-nan", "openvino (CPU plugin)", _OV, ("numpy", "none", "pdpd"),
+        "Maximum, Minimum on floats",
+        "any shapes; one operand NaN",
+        "the result depends on the operands' order (x > y ? x : y): Maximum(NaN, 1) = 1, Maximum(1, NaN) = NaN",
+        "the reference implementation (std::max, std::min): Maximum(NaN, 1) = NaN, Maximum(1, NaN) = 1",
+        "tests/test_deviations.py::test_openvino_cpu_minmax_nan", check=None,
+        only_ops=("Maximum", "Minimum"),
+    ),
+    Deviation(
+        "openvino-prelu-element-types", "openvino", _OV, ("openvino-prelu",),
+        "PRelu",
+        "data and slope of different element types, or of a non-floating type, e.g. float32 data with an "
+        "int32 slope, or bool",
+        "shape inference checks no element type: it accepts them all",
+        "data and slope have one floating-point type T",
+        "tests/test_deviations.py::test_openvino_prelu_checks_no_element_types", check=None,
+        only_ops=("PRelu",),
     ),
     Deviation(
         "ncnn-garbage", "ncnn", _NCNN, ("ncnn",),
@@ -800,7 +1026,9 @@ def findings_for(result: Plan | BroadcastError, op: str | None = None,
     ``"DIV"``); records with ``only_ops`` bear only on those ops, so they are
     left out when ``op`` is None.  ``op_attrs``: the op's attributes, for
     those the rule does not take (e.g. ``{"beta": 0.0}`` for Gemm; the op's
-    defaults where left out).
+    defaults where left out), and ``element_type`` (a numpy dtype name, e.g.
+    ``"int8"``) for the records that depend on it (OpenVINO's CPU plugin);
+    without it such a record speaks of the element types it concerns.
 
     Every entry is proven on static shapes, so shapes with other dims (``N``,
     ``?``, ``2..4``) get none.
