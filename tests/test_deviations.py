@@ -827,7 +827,8 @@ def test_openvino_evaluate_empty_output_corrupts_memory():
             _fixed(dev, ov, f"{op} of {shapes} in Model.evaluate, 100 times, exits with "
                             f"{p.returncode}: {p.stdout.strip()!r}")
         # the corrupted heap kills the process, or a corrupted size makes an allocation fail
-        assert p.returncode in (-signal.SIGABRT, -signal.SIGSEGV) or "std::bad_alloc" in p.stderr, (
+        # (SIGABRT or SIGSEGV seen; any signal is accepted, the heap it corrupts is not ours to predict)
+        assert p.returncode < 0 or "std::bad_alloc" in p.stderr, (
             f"{op}: rc {p.returncode} ({_signal_name(p.returncode) if p.returncode < 0 else 'exit'}), "
             f"{p.stderr.strip()[-300:]!r}")
 
@@ -843,8 +844,13 @@ def test_openvino_evaluate_pdpd_greater():
         assert (a_shape, b_shape) == (A.shape, B.shape)
         want = getattr(np, op.lower().replace("equal", "_equal"))(A, B)
         np.testing.assert_array_equal(oracle.run(op, [A, B], static=True, **_pdpd(attrs["axis"])), want)  # the CPU
-        got = oracle.run(op, [A, B], device="evaluate", **_pdpd(attrs["axis"]))
-        if np.array_equal(got, want):
+        # the second row reads whatever memory follows B, which may by chance give the right answer:
+        # only five right answers in a row count as fixed
+        for _ in range(5):
+            got = oracle.run(op, [A, B.copy()], device="evaluate", **_pdpd(attrs["axis"]))
+            if not np.array_equal(got, want):
+                break
+        else:
             fixed.append(f"Model.evaluate {op} pdpd of {a_shape} and {b_shape} is right")
             continue
         np.testing.assert_array_equal(got[0], want[0])  # the first row reads B itself, the second what follows
