@@ -31,7 +31,7 @@ OpenVINO is imported when first used; it is an optional dependency.
 >>> ov_oracle.infer_shape("Add", [(2, 3), (3, 1)], auto_broadcast="pdpd", axis=1)  # doctest: +SKIP
 Traceback (most recent call last):
 ...
-bcast.oracles.openvino.RuntimeRefused: openvino: Argument shapes are inconsistent.
+bcast.oracles.RuntimeRefused: openvino refused: Argument shapes are inconsistent.
 """
 
 from __future__ import annotations
