@@ -22,7 +22,7 @@ import numpy as np
 
 from bcast.ncnn import op
 
-__all__ = ["wheel_departs", "departure_documented", "same_bits"]
+__all__ = ["wheel_departs", "departure_documented", "same_bits", "same_bits_mask"]
 
 
 def _base(name: str) -> str:
@@ -89,7 +89,12 @@ def departure_documented(name: str, ours, wheel, x, y) -> np.ndarray:
     return np.ones(ours.shape, bool)
 
 
-def same_bits(x, y) -> bool:
-    """Equal shapes and equal float32 bits (-0 and +0 differ), any NaN equal to any NaN."""
+def same_bits_mask(x, y) -> np.ndarray:
+    """Where two float32 arrays of one shape have equal bits (-0 and +0 differ); any NaN equals any NaN."""
     x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
-    return x.shape == y.shape and bool(np.all((x.view(np.int32) == y.view(np.int32)) | (np.isnan(x) & np.isnan(y))))
+    return (x.view(np.int32) == y.view(np.int32)) | (np.isnan(x) & np.isnan(y))
+
+
+def same_bits(x, y) -> bool:
+    """Equal shapes and equal float32 bits everywhere (see :func:`same_bits_mask`)."""
+    return np.shape(x) == np.shape(y) and bool(same_bits_mask(x, y).all())

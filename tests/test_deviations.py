@@ -37,7 +37,7 @@ import bcast
 import bcast.ncnn
 import bcast.onnx
 from bcast.deviations import DEVIATIONS, applicable
-from bcast.oracles import RuntimeRefused
+from bcast.oracles import RuntimeRefused, last_line
 from bcast.oracles._onnx_model import make_model
 
 DEV = {d.id: d for d in DEVIATIONS}
@@ -232,11 +232,6 @@ def _expect_error(dev_id: str, i: int = 0):
 def _aligned(plan, arrays):
     """Every input viewed at the output shape, the way bcast's plan places it."""
     return [np.broadcast_to(x.reshape(plan.aligned_shape(i)), plan.shape) for i, x in enumerate(arrays)]
-
-
-def _last_line(e: BaseException) -> str:
-    lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else repr(e)
 
 
 def _run_child(code: str):
@@ -1132,7 +1127,7 @@ def test_onnx_shape_inference_does_not_check_gemm_c_or_prelu_slope():
         try:
             inferred = shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
         except Exception as e:  # noqa: BLE001 - onnx's own exception types
-            _fixed(dev, onnx, f"infer_shapes(strict_mode=True) now rejects {op} with {ins}: {_last_line(e)}")
+            _fixed(dev, onnx, f"infer_shapes(strict_mode=True) now rejects {op} with {ins}: {last_line(e)}")
         (y,) = inferred.graph.output
         dims = y.type.tensor_type.shape.dim
         got = tuple(d.dim_value if d.HasField("dim_value") else None for d in dims)

@@ -116,8 +116,7 @@ def _buffer(out, views, dtype):
     (then a fresh array, copied into ``out`` at the end by :func:`_deliver`)."""
     if out is not None and not any(np.may_share_memory(out, v) for v in views):
         return out
-    execute.check_memory(views[0].shape, dtype)
-    return np.empty(views[0].shape, dtype)
+    return execute.output(views[0].shape, dtype)
 
 
 def _deliver(buf, out):
@@ -176,7 +175,7 @@ def _power(name, attrs):
 
 def _cast_back(t, dtype, out):
     """``static_cast<T>`` of the float64 scratch ``t``: into ``out``, or a new array of ``dtype``."""
-    buf = out if out is not None else np.empty(t.shape, dtype)
+    buf = execute.output(t.shape, dtype, out)
     np.copyto(buf, t, casting="unsafe")
     return buf
 

@@ -23,7 +23,13 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["RuntimeCrashed", "RuntimeRefused", "available"]
+__all__ = ["RuntimeCrashed", "RuntimeRefused", "available", "last_line"]
+
+
+def last_line(exc: BaseException) -> str:
+    """The last non-empty line of an error's text: the stable part of a runtime's message."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(exc).__name__
 
 
 class RuntimeRefused(Exception):

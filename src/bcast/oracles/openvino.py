@@ -39,7 +39,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from . import RuntimeRefused
+from . import RuntimeRefused, last_line
 
 __all__ = ["RuntimeRefused", "infer_shape", "run", "run_many", "version", "DEVICES"]
 
@@ -71,11 +71,6 @@ def _factory(opset: str):
 @lru_cache(maxsize=None)
 def _core():
     return _ov().Core()
-
-
-def _last_line(exc: BaseException) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    return lines[-1] if lines else type(exc).__name__
 
 
 def _element_type(dtype):
@@ -183,7 +178,7 @@ def infer_shape(op: str, shapes: Sequence, dtypes: Sequence | None = None, **att
     try:
         _, node = _build(op, [tuple(s) for s in tensors], dtypes, attrs, constants)
     except RuntimeError as e:  # OpenVINO's Python API raises RuntimeError on a failed check
-        raise RuntimeRefused("openvino", _last_line(e)) from None
+        raise RuntimeRefused("openvino", last_line(e)) from None
     ps = node.get_output_partial_shape(0)
     if not ps.is_static:
         raise AssertionError(f"static inputs gave a dynamic output shape {ps}")
@@ -226,7 +221,7 @@ def run(op: str, inputs: Sequence, *, device: str = "CPU", static: bool = False,
     try:
         result = compiled(tensors)
     except RuntimeError as e:
-        raise RuntimeRefused("openvino CPU", _last_line(e)) from None
+        raise RuntimeRefused("openvino CPU", last_line(e)) from None
     return np.asarray(result[compiled.output(0)]).copy()
 
 
@@ -254,7 +249,7 @@ def run_many(op: str, cases: Sequence, *, device: str = "CPU") -> list:
         try:
             params, node = _build(op, [x.shape for x in tensors], dtypes, attrs, constants)
         except RuntimeError as e:
-            results[i] = RuntimeRefused("openvino", _last_line(e))
+            results[i] = RuntimeRefused("openvino", last_line(e))
             continue
         built.append((i, params, node, tensors))
     _run_batch(built, results)
@@ -273,7 +268,7 @@ def _run_batch(built: list, results: list) -> None:
         outputs = compiled([x for *_, xs in built for x in xs])
     except RuntimeError as e:
         if len(built) == 1:
-            results[built[0][0]] = RuntimeRefused("openvino CPU", _last_line(e))
+            results[built[0][0]] = RuntimeRefused("openvino CPU", last_line(e))
             return
         half = len(built) // 2
         _run_batch(built[:half], results)
@@ -306,7 +301,7 @@ def _compiled(key):
         params, node = _build(op, shapes, dtypes, dict(attrs), constants)
         return _core().compile_model(ov.Model([node], params), "CPU")
     except RuntimeError as e:
-        raise RuntimeRefused("openvino CPU", _last_line(e)) from None
+        raise RuntimeRefused("openvino CPU", last_line(e)) from None
 
 
 def _evaluate(op, tensors, dtypes, constants, attrs):
@@ -314,13 +309,13 @@ def _evaluate(op, tensors, dtypes, constants, attrs):
     try:
         params, node = _build(op, [x.shape for x in tensors], dtypes, attrs, constants)
     except RuntimeError as e:
-        raise RuntimeRefused("openvino", _last_line(e)) from None
+        raise RuntimeRefused("openvino", last_line(e)) from None
     model = ov.Model([node], params)
     out = ov.Tensor(node.get_output_element_type(0), node.get_output_partial_shape(0).to_shape())
     try:
         ok = model.evaluate([out], [ov.Tensor(x) for x in tensors])
     except (RuntimeError, ValueError) as e:  # the reference throws, e.g. "integer division by zero" (ValueError)
-        raise RuntimeRefused("openvino evaluate", _last_line(e)) from None
+        raise RuntimeRefused("openvino evaluate", last_line(e)) from None
     if not ok:
         raise RuntimeRefused("openvino evaluate", f"Evaluation failed on {op}")
     return out.data.copy()
