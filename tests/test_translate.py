@@ -22,22 +22,24 @@ from bcast import BroadcastError, InputError, infer
 from bcast.cli import main
 from bcast.translate import OPS, TARGETS, TranslationError, model, run_many, translate
 
-CASES_PER_RULE = 24
+CASES_PER_RULE = 48
 BINARY_OPS = ("Add", "Sub", "Mul", "Div", "Max", "Min")
 
 # --------------------------------------------------------------------------- random cases of every rule
 
 
 def _pair(rng):
-    """A base shape, A (the base, some dims 1) and B (a contiguous run of it, some dims 1,
-    maybe a trailing 1), and where B starts."""
-    base = tuple(int(d) for d in rng.integers(2, 5, rng.integers(0, 5)))
+    """A base shape, A (the base, some dims 1) and B (a contiguous run of it, a suffix
+    a third of the time, some dims 1, maybe a trailing 1; rarely a scalar), and where B starts."""
+    base = tuple(int(d) for d in rng.integers(2, 5, rng.integers(1, 5)))
     a = tuple(d if rng.random() > 0.25 else 1 for d in base)
-    start = int(rng.integers(0, len(base) + 1))
-    stop = int(rng.integers(start, len(base) + 1))
+    start = int(rng.integers(0, len(base)))
+    stop = len(base) if rng.random() < 0.35 else int(rng.integers(start + 1, len(base) + 1))
     b = tuple(d if rng.random() > 0.3 else 1 for d in base[start:stop])
     if rng.random() < 0.2:
         b += (1,)
+    if rng.random() < 0.05:
+        b = ()
     return base, a, b, start
 
 
@@ -180,3 +182,20 @@ def test_onnx_recipes_pass_the_checker():
     recipes = [translate(plan, to="onnx", op=op) for plan, op in ALL_CASES]
     onnx.checker.check_model(recipes[0].model(), full_check=True)
     onnx.checker.check_model(model(recipes), full_check=True)
+
+
+def test_openvino_recipes_run_right():
+    pytest.importorskip("openvino")
+    recipes, got, expected, refused = _run_target("openvino")
+    assert len(recipes) + len(refused) == len(ALL_CASES)
+    assert len(recipes) >= 0.9 * len(ALL_CASES), [str(e) for _, e in refused[:3]]
+    _check(recipes, got, expected, rtol=1e-5)
+
+
+def test_ncnn_recipes_run_right():
+    pytest.importorskip("ncnn")
+    recipes, got, expected, refused = _run_target("ncnn")
+    assert len(recipes) + len(refused) == len(ALL_CASES)
+    _check(recipes, got, expected, rtol=1e-5)  # DIV: ncnn's fast math is within a few ulps
+    why = {e.reason.split(":")[0] for _, e in refused}
+    assert len(recipes) >= 100, why

@@ -909,7 +909,8 @@ def _run_openvino(recipes, inputs):
 
     from .oracles.openvino import _core
 
-    compiled = _core().compile_model(_openvino_model(recipes), "CPU")
+    # f32 throughout: the CPU plugin may otherwise compute MatMul in a lower precision
+    compiled = _core().compile_model(_openvino_model(recipes), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     result = compiled(list(_feeds(recipes, inputs).values()))
     return [np.asarray(result[compiled.output(k)]).copy() for k in range(len(recipes))]
 
