@@ -16,6 +16,7 @@ for rule in bcast.RULES:
 bcast.infer((2, 3), (3, 1), rule="pdpd", axis=1).explain()
 applicable((2, 3, 4), (3, 4), rule="ncnn")
 from bcast.cli import main
+bcast.translate(bcast.infer((2, 3, 4), (3,), rule="pdpd", axis=1), to="openvino").text()
 heavy = [m for m in ("numpy", "onnx", "onnxruntime", "openvino", "ncnn", "hypothesis") if m in sys.modules]
 print(",".join(heavy))
 """

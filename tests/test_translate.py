@@ -199,3 +199,234 @@ def test_ncnn_recipes_run_right():
     _check(recipes, got, expected, rtol=1e-5)  # DIV: ncnn's fast math is within a few ulps
     why = {e.reason.split(":")[0] for _, e in refused}
     assert len(recipes) >= 100, why
+
+
+# --------------------------------------------------------------------------- fixed cases: minimality
+
+
+def _ops(recipe):
+    return [s.op for s in recipe.steps]
+
+
+@pytest.mark.parametrize("target, op", [("numpy", "add"), ("onnx", "Add"), ("openvino", "Add"), ("ncnn", "BinaryOp")])
+def test_numpy_rule_is_just_the_op(target, op):
+    """A pair numpy's rule and the target's own broadcasting agree on needs nothing but the op."""
+    for a, b in [((2, 3, 4), (4,)), ((8, 1, 6, 1), (7, 1, 5)), ((3, 1), (1, 3)), ((2, 3), (2, 3))]:
+        plan = infer(a, b)
+        if target == "ncnn" and len(a) != len(b) and len(b) > 1:
+            continue  # ncnn aligns a lower rank B of rank >= 2 to the LEADING axes: not the op alone
+        assert _ops(translate(plan, to=target)) == [op], (a, b)
+
+
+@pytest.mark.parametrize("plan, target, text", [
+    (infer((2, 3, 4, 5), (3, 4), rule="paddle", axis=1), "numpy", "np.add(a, b.reshape(3, 4, 1))"),
+    (infer((2, 3, 4), (3,), rule="onnx-legacy", broadcast=1, axis=1), "numpy", "np.add(a, b.reshape(3, 1))"),
+    (infer((4, 3, 2), (4, 3), rule="ncnn"), "numpy", "np.add(a, b.reshape(4, 3, 1))"),
+    (infer((2, 3), (3, 1), rule="pdpd", axis=1), "numpy", "np.add(a, b.reshape(3))"),
+    (infer((3, 1), (2, 1, 6), rule="bidirectional"), "numpy", "np.broadcast_to(data, (2, 3, 6))"),
+    (infer((16,), (1, 16, 50, 50), rule="explicit", axes_mapping=[1]), "numpy",
+     "np.broadcast_to(data.reshape(16, 1, 1), (1, 16, 50, 50))"),
+    (infer((1, 3, 2, 3), (3,), rule="openvino-prelu"), "numpy",
+     "np.where(data < 0, data * slope.reshape(3, 1, 1), data)"),
+    (infer((3,), (2, 3, 4), (3, 4), rule="openvino-select", auto_broadcast="pdpd", axis=1), "numpy",
+     "np.where(cond.reshape(3, 1), then, else_)"),
+    (infer((4, 3), (4, 5), rule="onnx-gemm", transA=True), "numpy", "np.matmul(a.T, b)"),
+    (infer("N,3,4", "3", rule="paddle", axis=1), "numpy", "np.add(a, b.reshape(3, 1))"),
+    (infer("N,3,4", "M", rule="paddle", axis=0), "numpy", "np.add(a, np.expand_dims(b, (1, 2)))"),
+])
+def test_fixed_recipes(plan, target, text):
+    assert translate(plan, to=target).text() == text
+
+
+def test_onnx_unsqueeze_takes_axes_as_an_input():
+    recipe = translate(infer((2, 3, 4, 5), (3, 4), rule="paddle", axis=1), to="onnx")
+    assert _ops(recipe) == ["Unsqueeze", "Add"]
+    assert recipe.steps[0].attr("axes") == (2,)
+    assert "b_1 = Unsqueeze (b, b_1_axes)" in recipe.text() and "int64[1] b_1_axes = {2}" in recipe.text()
+
+
+def test_openvino_keeps_pdpd_unless_a_deviation_applies():
+    plan = infer((2, 3, 4, 5), (3, 4), rule="pdpd", axis=1)
+    add = translate(plan, to="openvino")
+    assert _ops(add) == ["Add"] and add.steps[0].attrs == (("auto_broadcast", "pdpd"), ("axis", 1))
+    sub = translate(plan, to="openvino", op="Subtract")  # the CPU plugin ignores Subtract's pdpd axis
+    assert _ops(sub) == ["Unsqueeze", "Subtract"] and dict(sub.steps[1].attrs)["auto_broadcast"] == "numpy"
+    assert [f.deviation.id for f in sub.avoided] == ["openvino-cpu-pdpd-ops"]
+    trailing = translate(infer((2, 3), (3, 1), rule="pdpd", axis=1), to="openvino")
+    assert _ops(trailing) == ["Reshape", "Add"]
+    assert [f.deviation.id for f in trailing.avoided] == ["openvino-pdpd-trailing-ones"]
+
+
+def test_ncnn_reshapes_as_pnnx_does():
+    """A lower-rank B gets 1s PREPENDED (numpy's alignment made explicit); same rank needs nothing."""
+    recipe = translate(infer((2, 3, 4, 5), (4, 5)), to="ncnn")
+    assert recipe.text().splitlines()[:2] == ["7767517", "4 4"]
+    assert recipe.steps[0].op == "Reshape" and recipe.steps[0].attrs == (("0", 5), ("1", 4), ("11", 1), ("2", 1))
+    assert _ops(translate(infer((4, 3, 2), (4, 3), rule="ncnn"), to="ncnn")) == ["BinaryOp"]  # its own rule
+    assert _ops(translate(infer((4, 3, 2), (2,)), to="ncnn")) == ["BinaryOp"]  # the outer-axis rule is numpy's
+    tie = translate(infer((2, 2), (2,)), to="ncnn")  # ncnn would put B on the first axis
+    assert _ops(tie) == ["Reshape", "BinaryOp"] and tie.steps[0].attrs == (("0", 2), ("1", 1))
+
+
+@pytest.mark.parametrize("name, target, expected", [
+    ("Sub", "openvino", "Subtract"), ("subtract", "onnx", "Sub"), ("MUL", "ncnn", "MUL"), ("Maximum", "numpy", "maximum"),
+])
+def test_op_names_of_any_framework(name, target, expected):
+    assert translate(infer((2, 3), (3,)), to=target, op=name).op == expected
+
+
+def test_op_table_matches_the_frameworks_tables():
+    from bcast import ncnn, onnx, openvino
+
+    for o in OPS:
+        assert o.onnx in onnx.ops(), o
+        if o.openvino != "MatMul":
+            assert o.openvino in openvino.OPS, o
+        if o.ncnn is not None:
+            assert ncnn.op(o.ncnn_name).code == o.ncnn, o
+        if o.kind == "binary":
+            assert callable(getattr(np, o.numpy)), o
+
+
+# --------------------------------------------------------------------------- symbolic dims
+
+
+def test_symbolic_dims_where_no_value_is_needed():
+    plan = infer("N,3,4", "3", rule="onnx-legacy", broadcast=1, axis=1)
+    recipe = translate(plan, to="onnx")
+    assert _ops(recipe) == ["Unsqueeze", "Add"] and "float[N,3,4] a" in recipe.text()
+    onnx = pytest.importorskip("onnx")
+    onnx.checker.check_model(recipe.model(), full_check=True)
+    ort = pytest.importorskip("onnxruntime")  # noqa: F841
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((5, 3, 4)).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    np.testing.assert_array_equal(recipe.run(a, b), a + b[:, None])
+    assert _ops(translate(plan, to="openvino")) == ["Unsqueeze", "Add"]
+
+
+def test_symbolic_dims_where_a_value_is_needed():
+    with pytest.raises(TranslationError, match=r"B \(N,1\) must be reshaped to \(N,\), which needs static dims"):
+        translate(infer("2,N", "N,1", rule="pdpd", axis=1), to="onnx")
+    with pytest.raises(TranslationError, match="Expand needs the values of the target shape"):
+        translate(infer("3,1", "N,1,6", rule="bidirectional"), to="onnx")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("plan, target, match", [
+    (infer((2, 3, 4, 5, 6), (6,)), "ncnn", "the output has rank 5: an ncnn blob has rank 1 to 4"),
+    (infer((2, 3), ()), "ncnn", r"B is a scalar \(rank 0\): ncnn has no rank-0 blob"),
+    (infer((1, 3), (2, 3), (3,), rule="openvino-select"), "ncnn", "a 3-input op has no ncnn form"),
+    (infer((3, 1), (2, 1, 6), rule="bidirectional"), "ncnn", "ncnn has no broadcast-to op"),
+    (infer((1, 3, 2, 2), (3,), rule="openvino-prelu"), "ncnn", "slope as a weight"),
+    (infer((2, 3), (3, 4), rule="onnx-gemm"), "ncnn", "Gemm is a matrix product"),
+    (infer((0, 3), (3,)), "ncnn", "0-size dim"),
+    (infer((), (), rule="bidirectional"), "openvino", "openvino-cpu-scalar-to-scalar"),
+    (infer((3, 0), (3, 0), rule="bidirectional"), "openvino", "openvino-broadcast-empty-data"),
+])
+def test_no_recipe_says_why(plan, target, match):
+    with pytest.raises(TranslationError, match=match) as info:
+        translate(plan, to=target)
+    assert info.value.target == target and info.value.rule == plan.rule
+    assert info.value.to_dict()["kind"] == "untranslatable" and str(info.value).startswith("cannot translate")
+
+
+@pytest.mark.parametrize("args, match", [
+    ((infer((2, 3), (3,)), "tflite"), "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
+    (((2, 3), "onnx"), "translate takes a Plan"),
+    ((infer((2, 3), (3,)), "onnx", "Foo"), "unknown op 'Foo'"),
+    ((infer((2, 3), (3,)), "onnx", "Where"), r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
+    ((infer((2, 3), (3,), rule="pdpd"), "onnx", "PRelu"), "PRelu broadcasts by the rules"),
+    ((infer((3,), (2, 3), rule="bidirectional"), "onnx", "Add"), "rule bidirectional is the op Expand, not Add"),
+    ((infer((2, 3), (3,)), "onnx", "Expand"), "Expand is the op of the rules bidirectional"),
+])
+def test_bad_requests_are_input_errors(args, match):
+    with pytest.raises(InputError, match=match):
+        translate(*args)
+
+
+def test_three_inputs_default_to_where():
+    assert translate(infer((2, 3), (3,), (3,)), to="onnx").op == "Where"
+    with pytest.raises(InputError, match=r"Add takes 2 inputs; the plan has 4"):
+        translate(infer((2, 3), (3,), (3,), (1,)), to="onnx")
+
+
+def test_translation_error_pickles():
+    import pickle
+
+    with pytest.raises(TranslationError) as info:
+        translate(infer((2, 3), ()), to="ncnn")
+    back = pickle.loads(pickle.dumps(info.value))
+    assert str(back) == str(info.value) and back.reason == info.value.reason
+
+
+# --------------------------------------------------------------------------- CLI and JSON
+
+
+def _cli(*argv):
+    out = io.StringIO()
+    code = main(["translate", *argv], out=out)
+    return code, out.getvalue()
+
+
+def test_cli_prints_the_recipe():
+    code, text = _cli("2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "numpy")
+    assert (code, text) == (0, "np.add(a, b.reshape(3, 4, 1))\n")
+    code, text = _cli("[2,3,4]", "[3,4]", "--rule", "ncnn", "--ncnn-order", "--to", "numpy", "--op", "Mul")
+    assert (code, text) == (0, "np.multiply(a, b.reshape(4, 3, 1))\n")  # recipes are in numpy order
+
+
+def test_cli_errors():
+    assert _cli("2,3", "4", "--to", "onnx") == (
+        1, "error: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
+           "dims must be equal or one of them 1\n")
+    code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn")
+    assert code == 1 and text.startswith("error: cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
+    assert len(text.splitlines()) == 1
+
+
+def test_cli_usage_errors(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["translate", "2,3", "3", "--to", "tflite"])
+    assert info.value.code == 2 and "invalid choice: 'tflite'" in capsys.readouterr().err
+    assert main(["translate", "2,3", "3", "--to", "onnx", "--op", "Foo"]) == 2
+    assert capsys.readouterr().err.startswith("bcast translate: error: translate: unknown op 'Foo'")
+
+
+def test_json_of_a_recipe():
+    code, text = _cli("2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "onnx", "--json")
+    d = json.loads(text)
+    assert code == 0 and d["ok"] is True and d["error"] is None
+    assert (d["target"], d["rule"], d["attrs"], d["op"]) == ("onnx", "paddle", {"axis": 1, "start_axis": 1}, "Add")
+    assert d["inputs"] == [[2, 3, 4, 5], [3, 4]] and d["names"] == ["A", "B"] and d["shape"] == [2, 3, 4, 5]
+    assert d["feeds"] == [{"name": "a", "shape": [2, 3, 4, 5], "dtype": "float32"},
+                          {"name": "b", "shape": [3, 4], "dtype": "float32"}]
+    assert d["steps"] == [{"op": "Unsqueeze", "inputs": ["b"], "output": "b_1", "attrs": {"axes": [2]}},
+                          {"op": "Add", "inputs": ["a", "b_1"], "output": "y", "attrs": {}}]
+    assert d["output"] == "y" and d["text"].startswith("<ir_version: 7") and d["avoided"] == []
+
+
+def test_json_when_there_is_no_recipe():
+    code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn", "--json")
+    d = json.loads(text)
+    assert code == 1 and d["ok"] is False and d["steps"] is None and d["text"] is None
+    assert d["shape"] == [2, 3, 4, 5, 6] and d["target"] == "ncnn"
+    assert d["error"]["kind"] == "untranslatable" and "rank 1 to 4" in d["error"]["reason"]
+    code, text = _cli("2,3", "4", "--to", "onnx", "--json")
+    d = json.loads(text)
+    assert code == 1 and d["ok"] is False and d["shape"] is None and d["error"]["kind"] == "dims"
+
+
+def test_json_lists_the_avoided_deviations():
+    code, text = _cli("2,3", "3,1", "--rule", "pdpd", "--axis", "1", "--to", "openvino", "--json")
+    d = json.loads(text)
+    assert [a["id"] for a in d["avoided"]] == ["openvino-pdpd-trailing-ones"]
+    assert [s["op"] for s in d["steps"]] == ["Reshape", "Add"]
+
+
+def test_bcast_translate_is_callable():
+    plan = infer((2, 3), (3,))
+    assert bcast.translate(plan, to="numpy").text() == "np.add(a, b)"
+    assert bcast.translate.Recipe is bcast.translate.translate(plan, to="numpy").__class__
+    assert bcast.TranslationError is TranslationError

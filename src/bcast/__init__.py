@@ -23,8 +23,10 @@ _LAZY = {
     "memory_budget_set": "execute",
     "set_memory_budget": "execute",
     "MemoryBudgetError": "execute",
+    "TranslationError": "translate",
 }
-_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles")
+# bcast.translate is a module you can call: bcast.translate(plan, to="onnx") is bcast.translate.translate(...).
+_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translate")
 
 
 def __getattr__(name):
@@ -48,6 +50,7 @@ __all__ = [
     "as_shape",
     "format_shape",
     "parse_shape",
+    "translate",
     "__version__",
     *_LAZY,
 ]

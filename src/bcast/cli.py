@@ -54,6 +54,18 @@ exit status: 0 when the comparison was made (whatever each rule says: it is a re
 """
 
 
+EPILOG_TRANSLATE = """\
+examples:
+  bcast translate 2,3,4,5 3,4 --rule paddle --axis 1 --to onnx      Unsqueeze B, then Add
+  bcast translate 2,3 3,1 --rule pdpd --axis 1 --to openvino        avoids OpenVINO's pdpd deviation
+  bcast translate 4,3,2 3,2 --to ncnn --op Mul                        the .param, as pnnx writes it
+  bcast translate 3,1 2,1,6 --rule bidirectional --to numpy --json
+
+the recipe is the minimal one: only the steps the target's own broadcasting does not already do right.
+exit status: 0 a recipe, 1 not broadcastable under the rule or no recipe on the target (the reason), 2 bad input
+"""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -99,6 +111,19 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every rule side by side for the same shapes (the main job).",
                        epilog=EPILOG_COMPARE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
+    _add_attr_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("translate", help="one rule's broadcast as another framework's explicit ops",
+                       description="The minimal explicit recipe (Reshape / Unsqueeze / Expand + the op) that makes "
+                       "the target compute what the rule computes, or the reason there is none.",
+                       epilog=EPILOG_TRANSLATE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
+    p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
+                   + " (default numpy)")
+    p.add_argument("--to", required=True, choices=("numpy", "onnx", "openvino", "ncnn"), help="the target")
+    p.add_argument("--op", metavar="NAME", help="the op (Add, Sub, Mul, Div, Max, Min, Pow, Where; any "
+                   "framework's name); default Add, or the rule's own op")
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -173,6 +198,41 @@ def _cmd_shape_or_explain(args, out) -> int:
         for c in plan.constraints:
             print(f"if {c}", file=out)
     return EXIT_OK
+
+
+def _cmd_translate(args, out) -> int:
+    from .translate import TranslationError, translate
+
+    shapes = [parse_shape(s) for s in args.shapes]
+    try:
+        recipe = translate(infer(*shapes, rule=args.rule, **_attrs_from(args)), to=args.to, op=args.op)
+    except (BroadcastError, TranslationError) as err:
+        if args.json:
+            print(json.dumps(_translate_error_json(args, shapes, err), indent=2), file=out)
+        else:
+            print(f"error: {err}", file=out)
+        return EXIT_NOT_BROADCASTABLE
+    if args.json:
+        d = recipe.to_dict()
+        d["inputs"] = [json_shape(s) for s in shapes]  # as written
+        print(json.dumps(d, indent=2), file=out)
+        return EXIT_OK
+    print(recipe.text(), file=out)
+    for f in recipe.avoided:
+        print(f"note: avoided {f.deviation.id}: {f.note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _translate_error_json(args, shapes, err) -> dict:
+    """``bcast translate --json`` when there is no recipe: the source's error, or the target's reason."""
+    if isinstance(err, BroadcastError):
+        d = _error_json(args.rule, shapes, err)
+    else:
+        plan = infer(*shapes, rule=args.rule, **_attrs_from(args))
+        d = {"rule": plan.rule, "attrs": plan.to_dict()["attrs"], "inputs": [json_shape(s) for s in shapes],
+             "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape), "error": err.to_dict()}
+    d.update({"target": args.to, "op": args.op, "feeds": None, "steps": None, "text": None, "avoided": []})
+    return d
 
 
 def _cmd_compare(args, out) -> int:
@@ -250,7 +310,8 @@ def main(argv=None, out=None) -> int:
             get_rule(args.rule)
             code = _cmd_shape_or_explain(args, out)
         else:
-            code = {"compare": _cmd_compare, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
+            code = {"compare": _cmd_compare, "translate": _cmd_translate, "rules": _cmd_rules,
+                    "deviations": _cmd_deviations}[args.command](args, out)
         out.flush()  # a closed pipe shows up here, not at interpreter exit
         return code
     except InputError as e:

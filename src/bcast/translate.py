@@ -33,6 +33,9 @@ Recipes are plain data (no runtime is imported to make one):
   blob counts, Input layers, Reshape with ``0=w 1=h 11=d 2=c``, BinaryOp
   with ``0=op_type``); inputs are the blobs ``in0``, ``in1``, the output ``out0``.
 
+The module itself is callable: ``bcast.translate(plan, to=...)`` is
+:func:`translate` (so the name works whether or not the module was imported).
+
 Recipes assume float32 tensors (Select's cond: bool): the deviations are
 consulted for that element type, on the CPU plugin for OpenVINO.  Where no
 recipe exists, :class:`TranslationError` says why.
@@ -58,6 +61,8 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,24 +174,23 @@ def _op(name: Any) -> Op:
 
 
 def _source_op(plan: Plan, op: Any) -> Op:
-    """The op the plan is translated for: ``op``, checked against the rule and the inputs."""
+    """The op the plan is translated for: ``op`` (default: the rule's own, else Add for two
+    inputs and Where for three), checked against the rule and the inputs."""
     fixed = _RULE_OP.get(plan.rule)
     n = len(plan.inputs)
-    if op is None:
-        return _op(fixed or ("Where" if n == 3 else "Add"))
-    o = _op(op)
-    if fixed is not None and o.name != fixed:
-        raise InputError(f"translate: rule {plan.rule} is the op {fixed}, not {o.name}")
-    if fixed is None:
-        if o.kind == "prelu" and plan.rule not in _PRELU_RULES:
-            raise InputError(f"translate: PRelu broadcasts by the rules {', '.join(_PRELU_RULES)}, not {plan.rule}")
-        if o.kind not in ("binary", "where", "prelu"):
-            raise InputError(f"translate: {o.name} is the op of the rules "
-                             f"{', '.join(r for r, v in _RULE_OP.items() if v == o.name)}, not of {plan.rule}")
-        arity = 3 if o.kind == "where" else 2
-        if n != arity:
-            raise InputError(f"translate: {o.name} takes {arity} inputs; the plan has {n} "
-                             f"({', '.join(plan.names)})")
+    o = _op(fixed or ("Where" if n == 3 else "Add") if op is None else op)
+    if fixed is not None:
+        if o.name != fixed:
+            raise InputError(f"translate: rule {plan.rule} is the op {fixed}, not {o.name}")
+        return o
+    if o.kind == "prelu" and plan.rule not in _PRELU_RULES:
+        raise InputError(f"translate: PRelu broadcasts by the rules {', '.join(_PRELU_RULES)}, not {plan.rule}")
+    if o.kind not in ("binary", "where", "prelu"):
+        raise InputError(f"translate: {o.name} is the op of the rules "
+                         f"{', '.join(r for r, v in _RULE_OP.items() if v == o.name)}, not of {plan.rule}")
+    arity = 3 if o.kind == "where" else 2
+    if n != arity:
+        raise InputError(f"translate: {o.name} takes {arity} inputs; the plan has {n} ({', '.join(plan.names)})")
     return o
 
 
@@ -243,11 +247,11 @@ class Recipe:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``bcast translate --json``."""
+        source = self.plan.to_dict()
         return {
-            "target": self.target, "rule": self.plan.rule,
-            "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.plan.attrs},
-            "op": self.op, "ok": True,
-            "inputs": [{"name": n, "shape": json_shape(s), "dtype": t} for n, s, t in self.inputs],
+            "target": self.target, "rule": self.plan.rule, "attrs": source["attrs"],
+            "inputs": source["inputs"], "names": source["names"], "op": self.op, "ok": True,
+            "feeds": [{"name": n, "shape": json_shape(s), "dtype": t} for n, s, t in self.inputs],
             "output": self.output, "shape": json_shape(self.shape),
             "steps": [s.to_dict() for s in self.steps], "text": self.text(),
             "avoided": [f.to_dict() for f in self.avoided], "error": None,
@@ -941,3 +945,13 @@ def _run_ncnn(recipes, inputs):
 
 
 _RUN = {"numpy": _run_numpy, "onnx": _run_onnx, "openvino": _run_openvino, "ncnn": _run_ncnn}
+
+
+class _CallableModule(types.ModuleType):
+    """``bcast.translate`` is both this module and the function: calling it translates."""
+
+    def __call__(self, plan: Plan, to: str, op: str | None = None) -> Recipe:
+        return translate(plan, to, op)
+
+
+sys.modules[__name__].__class__ = _CallableModule
