@@ -415,7 +415,7 @@ def _findings(target: str, got: Plan, op_name: str) -> list:
 def _search(plan: Plan, target: str, op: Op):
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
-    op_name = {"numpy": op.name, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name}[target]
+    op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name}[target]
     tried = []  # (key, findings) of combinations ruled out by a deviation
     why = []
     best = None
@@ -431,8 +431,9 @@ def _search(plan: Plan, target: str, op: Op):
                 why += [f"{plan.names[r.i]} {format_shape(plan.inputs[r.i])} must be reshaped to "
                         f"{format_shape(r.shape)}, which needs static dims" for r in stuck]
                 continue
-            if any(not all(is_static(d) for d in o) for o in form.operands if isinstance(o, tuple)):
-                why.append(f"its {op_name} needs the values of the target shape")
+            open_shapes = [o for o in form.operands if isinstance(o, tuple) and not all(map(is_static, o))]
+            if open_shapes:
+                why.append(f"{op_name} takes the shape {format_shape(open_shapes[0])} as values, and it has open dims")
                 break
             try:
                 got = infer(*_operands(plan, form, choice), rule=form.rule, **dict(form.attrs))
