@@ -23,10 +23,10 @@ _LAZY = {
     "memory_budget_set": "execute",
     "set_memory_budget": "execute",
     "MemoryBudgetError": "execute",
-    "TranslationError": "translate",
+    "translate": "translation",
+    "TranslationError": "translation",
 }
-# bcast.translate is a module you can call: bcast.translate(plan, to="onnx") is bcast.translate.translate(...).
-_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translate")
+_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation")
 
 
 def __getattr__(name):
@@ -50,7 +50,6 @@ __all__ = [
     "as_shape",
     "format_shape",
     "parse_shape",
-    "translate",
     "__version__",
     *_LAZY,
 ]

@@ -201,7 +201,7 @@ def _cmd_shape_or_explain(args, out) -> int:
 
 
 def _cmd_translate(args, out) -> int:
-    from .translate import TranslationError, translate
+    from .translation import TranslationError, translate
 
     shapes = [parse_shape(s) for s in args.shapes]
     try:

@@ -33,9 +33,6 @@ Recipes are plain data (no runtime is imported to make one):
   blob counts, Input layers, Reshape with ``0=w 1=h 11=d 2=c``, BinaryOp
   with ``0=op_type``); inputs are the blobs ``in0``, ``in1``, the output ``out0``.
 
-The module itself is callable: ``bcast.translate(plan, to=...)`` is
-:func:`translate` (so the name works whether or not the module was imported).
-
 Recipes assume float32 tensors (Select's cond: bool): the deviations are
 consulted for that element type, on the CPU plugin for OpenVINO.  Where no
 recipe exists, :class:`TranslationError` says why.
@@ -54,15 +51,13 @@ bcast_translate (float[2,3,4] a, float[4] b) => (float[2,3,4] y)
 >>> translate(infer((2, 3, 4), (3, 4), (4,)), to="ncnn", op="Where")
 Traceback (most recent call last):
 ...
-bcast.translate.TranslationError: cannot translate numpy A (2,3,4), B (3,4), C (4,) to ncnn: ncnn has no select layer ...
+bcast.translation.TranslationError: cannot translate numpy A (2,3,4), B (3,4), C (4,) to ncnn: ncnn has no select layer ...
 """
 
 from __future__ import annotations
 
 import itertools
 import keyword
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -946,13 +941,3 @@ def _run_ncnn(recipes, inputs):
 
 
 _RUN = {"numpy": _run_numpy, "onnx": _run_onnx, "openvino": _run_openvino, "ncnn": _run_ncnn}
-
-
-class _CallableModule(types.ModuleType):
-    """``bcast.translate`` is both this module and the function: calling it translates."""
-
-    def __call__(self, plan: Plan, to: str, op: str | None = None) -> Recipe:
-        return translate(plan, to, op)
-
-
-sys.modules[__name__].__class__ = _CallableModule
