@@ -23,6 +23,8 @@ _LAZY = {
     "memory_budget_set": "execute",
     "set_memory_budget": "execute",
     "MemoryBudgetError": "execute",
+    "lint": "linter",  # ONNX models: these load onnx on first use
+    "rewrite": "rewriter",
 }
 _SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles")
 
