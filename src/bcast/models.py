@@ -307,6 +307,12 @@ class Shapes:
                 self._info[name] = onnx.helper.make_tensor_value_info(name, elem_type, None)
         self._shapes[name] = tuple(shape)
 
+    def value_infos(self) -> list:
+        """A ValueInfoProto for every value whose shape bcast knows and onnx's inference did not (for
+        tools that need the shapes in the model, e.g. onnx's version converter)."""
+        return [onnx.helper.make_tensor_value_info(n, self.elem_type(n), [_proto_dim(d) for d in self._shapes[n]])
+                for n in sorted(self._bcast_only) if self._shapes.get(n) is not None]
+
     def constant(self, name: str):
         """The values of an initializer, as a numpy array, or None."""
         t = self.initializers.get(name)
