@@ -261,3 +261,75 @@ def test_external_data_that_escapes_is_refused(tmp_path, location, match):
     os.symlink(tmp_path / "w.bin", inner / "link.bin")
     (inner / "short.bin").write_bytes(b"\0" * 8)
     assert match in _bad(_external_model(str(inner), location))
+
+
+# --------------------------------------------------------------------------- command line
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def _cli(*argv):
+    import io
+
+    from bcast.cli import main
+
+    out = io.StringIO()
+    return main(list(argv), out=out), out.getvalue()
+
+
+def test_cli_lint_exit_status_and_blocks():
+    path = os.path.join(EXAMPLES, "scale_prelu.onnx")
+    assert _cli("lint", path)[0] == 0
+    code, text = _cli("lint", path, "--target", "ncnn")
+    assert code == 1 and "checked 2 broadcasting nodes of 2: 1 finding" in text
+    assert "\nscale: Mul-17(x (1,5,4,5), w (4,5)) -> scaled (1,5,4,5)\n  unsupported (ncnn, ncnn): " in text
+
+
+def test_cli_lint_json():
+    import json
+
+    code, text = _cli("lint", os.path.join(EXAMPLES, "scale_prelu.onnx"), "--target", "openvino", "--json")
+    d = json.loads(text)
+    assert code == 1 and d["ok"] is False and (d["target"], d["opset"], d["nodes"], d["checked"]) == ("openvino", 17, 2, 2)
+    (f,) = d["findings"]
+    assert (f["node"], f["kind"], f["input_shapes"], f["output_shape"]) == ("act", "differs", [[1, 5, 4, 5], [5]],
+                                                                          [1, 5, 4, 5])
+
+
+def test_cli_bad_model_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\xff" * 10)
+    assert _cli("lint", str(bad))[0] == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bcast lint: error: ")
+    assert _cli("rewrite", str(bad), "--target", "ncnn", "-o", str(tmp_path / "o.onnx"))[0] == 2
+    assert sorted(os.listdir(tmp_path)) == ["bad.onnx"]
+
+
+def test_cli_rewrite_json_then_clean(tmp_path):
+    import json
+
+    out = tmp_path / "up.onnx"
+    code, text = _cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out),
+                      "--json")
+    d = json.loads(text)
+    assert code == 0 and d["written"] and d["out"] == str(out) and d["findings"] == [] and len(d["changes"]) == 3
+    assert _cli("lint", str(out))[0] == 0
+    assert _cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out))[0] == 2
+
+
+def test_cli_targets_are_the_modules():
+    from bcast import cli, rewriter
+
+    assert cli.LINT_TARGETS == TARGETS and cli.REWRITE_TARGETS == rewriter.TARGETS
+
+
+def test_example_models_are_what_the_script_makes():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_models", os.path.join(EXAMPLES, "make_models.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name, make in mod.MODELS.items():
+        with open(os.path.join(EXAMPLES, name), "rb") as f:
+            assert f.read() == make().SerializeToString(), name
