@@ -7,20 +7,20 @@ legacy ``broadcast``/``axis`` forms included) gets its plan from bcast's rule,
 and bcast's output shape replaces onnx's for the nodes after it.  A node is
 reported (a :class:`Finding`) when:
 
-========== ===================================================================
-kind       meaning
-========== ===================================================================
-unknown    an input's shape (its rank) is not known: the node cannot be checked
-invalid    the shapes do not broadcast under the node's own spec
-unproven   they broadcast only if symbolic or unknown dims meet constraints
-           (onnx's shape inference silently assumes they do)
-legacy     (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
-           kernel for it
-differs    the target computes the node with another alignment than the spec
-           (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
+=========== ==================================================================
+kind        meaning
+=========== ==================================================================
+unknown     an input's shape (its rank) is not known: the node cannot be checked
+invalid     the shapes do not broadcast under the node's own spec
+unproven    they broadcast only if symbolic or unknown dims meet constraints
+            (onnx's shape inference silently assumes they do)
+legacy      (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
+            kernel for it
+differs     the target computes the node with another alignment than the spec
+            (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
 unsupported the target cannot compute it at all (ncnn: pairs outside its rules,
-           rank > 4, a broadcast across the batch axis)
-========== ===================================================================
+            rank > 4, a broadcast across the batch axis)
+=========== ==================================================================
 
 Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
@@ -54,6 +54,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+import onnx
+
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
@@ -64,8 +66,6 @@ from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
 from .plan import Plan
 from .rules import infer
-
-import onnx
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 

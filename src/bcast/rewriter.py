@@ -39,7 +39,7 @@ import os
 from dataclasses import dataclass, field
 
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from ._format import format_shape
 from .errors import InputError
