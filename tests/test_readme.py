@@ -32,7 +32,8 @@ def test_readme_has_examples():
 
 
 @pytest.mark.parametrize("command, expected", EXAMPLES, ids=[c for c, _ in EXAMPLES])
-def test_readme_example(command, expected):
+def test_readme_example(command, expected, monkeypatch):
+    monkeypatch.chdir(README.parent)  # the examples read models in examples/
     out = io.StringIO()
     main(shlex.split(command)[1:], out=out)
     assert out.getvalue().rstrip("\n") == expected.rstrip("\n")

@@ -25,6 +25,8 @@ _LAZY = {
     "MemoryBudgetError": "execute",
     "translate": "translation",
     "TranslationError": "translation",
+    "lint": "linter",  # ONNX models: these load onnx on first use
+    "rewrite": "rewriter",
 }
 _SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation")
 

@@ -1,7 +1,7 @@
 """The ``bcast`` command line.
 
-Exit status: 0 broadcastable / ok, 1 not broadcastable, 2 usage or input
-error (one line on stderr, never a traceback).
+Exit status: 0 broadcastable / ok, 1 not broadcastable (or lint findings),
+2 usage or input error (one line on stderr, never a traceback).
 """
 
 from __future__ import annotations
@@ -65,6 +65,29 @@ the recipe is the minimal one: only the steps the target's own broadcasting does
 exit status: 0 a recipe, 1 not broadcastable under the rule or no recipe on the target (the reason), 2 bad input
 """
 
+EPILOG_LINT = """\
+examples:
+  bcast lint model.onnx                            the spec, and onnxruntime's deviations
+  bcast lint model.onnx --target ncnn              what ncnn computes wrong or cannot compute
+  bcast lint model.onnx --target openvino --json
+
+exit status: 0 no findings, 1 findings, 2 bad input (not a whole ONNX model, external data outside its folder)
+"""
+
+EPILOG_REWRITE = """\
+examples:
+  bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
+  bcast rewrite model.onnx --target ncnn -o ncnn.onnx  equal ranks for every BinaryOp
+
+exit status: 0 written, nothing left; 1 findings left (written, or not when a legacy node has no upgrade);
+2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
+"""
+
+#: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
+#: modules import onnx, which the command line loads only when it runs them).
+LINT_TARGETS = ("onnx", "ncnn", "openvino")
+REWRITE_TARGETS = ("onnx", "ncnn")
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
@@ -125,6 +148,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--op", metavar="NAME", help="the op (Add, Sub, Mul, Div, Max, Min, Pow, Where; any "
                    "framework's name); default Add, or the rule's own op")
     _add_attr_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("lint", help="check every broadcasting node of an ONNX model for a target runtime",
+                       description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
+                       "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
+                       "the target. Needs the onnx package.",
+                       epilog=EPILOG_LINT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL.onnx")
+    p.add_argument("--target", default="onnx", choices=LINT_TARGETS, help="the runtime (default onnx)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
+                       description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
+                       "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks. Needs the onnx package.",
+                       epilog=EPILOG_REWRITE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL.onnx")
+    p.add_argument("--target", required=True, choices=REWRITE_TARGETS)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
+    p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
@@ -298,6 +340,45 @@ def _cmd_deviations(args, out) -> int:
     return EXIT_OK
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _cmd_lint(args, out) -> int:
+    from .linter import format_finding, lint_report
+
+    report = lint_report(args.model, args.target)
+    if args.json:
+        print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
+    else:
+        head = (f"{args.model} (opset {report.opset}, target {args.target}): checked "
+                f"{_count(report.checked, 'broadcasting node')} of {report.nodes}")
+        print(f"{head}: " + (_count(len(report.findings), "finding") if report.findings else "ok"), file=out)
+        for f in report.findings:
+            print(f"\n{format_finding(f)}", file=out)
+    return EXIT_NOT_BROADCASTABLE if report.findings else EXIT_OK
+
+
+def _cmd_rewrite(args, out) -> int:
+    from .linter import format_finding
+    from .rewriter import rewrite
+
+    result = rewrite(args.model, args.target, args.output, force=args.force)
+    if args.json:
+        d = {"model": args.model, **result.to_dict()}
+        print(json.dumps(d, indent=2, ensure_ascii=False), file=out)
+    else:
+        done = f"wrote {result.out}" if result.out else "nothing written"
+        print(f"{done} (target {args.target}): {_count(len(result.changes), 'change')}", file=out)
+        for c in result.changes:
+            print(f"  {c}", file=out)
+        if result.findings:
+            print(f"\n{_count(len(result.findings), 'finding')} left:", file=out)
+        for f in result.findings:
+            print(f"\n{format_finding(f)}", file=out)
+    return EXIT_NOT_BROADCASTABLE if result.findings or not result.out else EXIT_OK
+
+
 def main(argv=None, out=None) -> int:
     out = sys.stdout if out is None else out
     parser = build_parser()
@@ -310,8 +391,8 @@ def main(argv=None, out=None) -> int:
             get_rule(args.rule)
             code = _cmd_shape_or_explain(args, out)
         else:
-            code = {"compare": _cmd_compare, "translate": _cmd_translate, "rules": _cmd_rules,
-                    "deviations": _cmd_deviations}[args.command](args, out)
+            code = {"compare": _cmd_compare, "translate": _cmd_translate, "lint": _cmd_lint,
+                    "rewrite": _cmd_rewrite, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
         out.flush()  # a closed pipe shows up here, not at interpreter exit
         return code
     except InputError as e:

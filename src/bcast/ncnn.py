@@ -61,7 +61,7 @@ from .execute import MemoryBudgetError, run_plan
 from .plan import Plan
 from .rules import infer
 
-__all__ = ["OPS", "Op", "op", "ops", "plan", "run"]
+__all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
 #: ncnn blobs have rank 1 to 4: [w], [w,h], [w,h,c], [w,h,d,c].
 MAX_RANK = 4
@@ -197,6 +197,11 @@ OPS = (
     Op(18, "RREMAINDER", _REMAINDER, swap=True),
 )
 _BY_NAME = {o.name: o for o in OPS}
+
+#: The ONNX ops that onnx2ncnn and pnnx turn into one two-blob BinaryOp, with its op type
+#: (``bcast lint --target ncnn`` checks them under the ``ncnn`` rule).
+FROM_ONNX = {"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Pow": "POW"}
+assert set(FROM_ONNX.values()) <= set(_BY_NAME), "FROM_ONNX names ncnn op types"
 assert [o.code for o in OPS] == list(range(len(OPS))), "OPS must be listed at their ncnn numbers"
 assert len(_BY_NAME) == len(OPS), "op names must be unique"
 

@@ -69,7 +69,7 @@ from ._format import brief, format_shape
 from .errors import InputError
 from .rules import infer
 
-__all__ = ["ELEMENT_TYPES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
+__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
 
 # --------------------------------------------------------------------------- element types
 
@@ -317,6 +317,10 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("Broadcast", "broadcast", "any", None,
        attrs=(("mode", "numpy"), ("version", 3), ("materialize", True))),
 )}
+
+#: ONNX ops that OpenVINO's ONNX frontend turns into an op broadcasting by another rule than
+#: ONNX's (openvino#35958: PRelu's per-channel slope); the others keep ONNX's rule.
+FROM_ONNX_RULES = {"PRelu": "openvino-prelu"}
 
 for _op in OPS.values():  # sanity check of the table
     assert _op.types in TYPE_CLASSES and _op.kind in ("eltwise", "select", "prelu", "broadcast"), _op

@@ -1,0 +1,611 @@
+"""``bcast lint`` (``bcast.lint``): every broadcasting node of an ONNX model, checked.
+
+The model is loaded whole (:func:`bcast.models.load`), onnx's shape inference
+runs once, and the nodes are walked once in graph order.  Every node whose op
+is in :data:`bcast.onnx.OPS` (the op table: the op -> rule binding per opset,
+legacy ``broadcast``/``axis`` forms included) gets its plan from bcast's rule,
+and bcast's output shape replaces onnx's for the nodes after it.  A node is
+reported (a :class:`Finding`) when:
+
+=========== ==================================================================
+kind        meaning
+=========== ==================================================================
+unknown     an input's shape (its rank) is not known: the node cannot be checked
+invalid     the shapes do not broadcast under the node's own spec
+unproven    they broadcast only if symbolic or unknown dims meet constraints
+            (onnx's shape inference silently assumes they do)
+legacy      (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
+            kernel for it
+differs     the target computes the node with another alignment than the spec
+            (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
+unsupported the target cannot compute it at all (ncnn: pairs outside its rules,
+            rank > 4, a broadcast across the batch axis)
+=========== ==================================================================
+
+Each finding has the node's name, op, input names and shapes, the output
+shape, the kind, a reason, a fix, and the runtime deviations of the target
+that bear on it (:mod:`bcast.deviations`).
+
+Targets: ``onnx`` (the spec, and onnxruntime's deviations), ``openvino`` (its
+ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn`` (the
+ops onnx2ncnn/pnnx turn into a BinaryOp, :data:`bcast.ncnn.FROM_ONNX`, under
+the ``ncnn`` rule).  ncnn's layout, as pnnx and onnx2ncnn map ONNX tensors:
+every tensor computed from a graph input (not an initializer) has a batch axis,
+axis 0 of the graph input, moved by Transpose / Unsqueeze / Squeeze and by
+broadcasting; ncnn's blob is the tensor without it.  An operand's dim that
+faces the batch axis is dropped (a constant's 1 there too); two operands with
+batch axes in different places, or a constant that varies along the batch
+axis, are ``unsupported``.
+
+>>> from onnx import helper, TensorProto as T
+>>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 2, 3])
+>>> s = helper.make_tensor_value_info("s", T.FLOAT, [3])
+>>> y = helper.make_tensor_value_info("y", T.FLOAT, None)
+>>> g = helper.make_graph([helper.make_node("PRelu", ["x", "s"], ["y"], name="act")], "g", [x, s], [y])
+>>> m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+>>> lint(m)
+[]
+>>> [f.kind for f in lint(m, target="openvino")]
+['differs']
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+import onnx
+
+from . import onnx as bonnx
+from ._format import format_shape
+from .deviations import findings_for
+from .dims import UNKNOWN, is_one, json_shape
+from .errors import BroadcastError, InputError
+from .models import DEFAULT_DOMAINS, Shapes, load, node_label
+from .ncnn import FROM_ONNX as NCNN_BINARYOPS
+from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
+from .plan import Plan
+from .rules import infer
+
+__all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
+
+TARGETS = ("onnx", "ncnn", "openvino")
+KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported")
+
+#: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",)}
+_LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One node the target cannot be trusted with, and why (see the module docstring)."""
+
+    node: str
+    op_type: str
+    opset: int
+    inputs: tuple
+    input_shapes: tuple
+    output: str
+    output_shape: tuple | None
+    kind: str
+    target: str
+    rule: str | None
+    reason: str
+    fix: str
+    deviations: tuple = ()
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (shapes as lists, dims as int or str; an unknown shape is null)."""
+        return {
+            "node": self.node, "op_type": self.op_type, "opset": self.opset, "inputs": list(self.inputs),
+            "input_shapes": [None if s is None else json_shape(s) for s in self.input_shapes],
+            "output": self.output, "output_shape": None if self.output_shape is None else json_shape(self.output_shape),
+            "kind": self.kind, "target": self.target, "rule": self.rule, "reason": self.reason, "fix": self.fix,
+            "deviations": [d.to_dict() for d in self.deviations],
+        }
+
+    def __str__(self) -> str:
+        return format_finding(self)
+
+
+def _shape_text(shape) -> str:
+    return "?" if shape is None else format_shape(shape)
+
+
+def format_finding(f: Finding) -> str:
+    """One readable block: the node, its inputs, the verdict, the fix, the runtime notes."""
+    ins = ", ".join(f"{n or '(none)'} {_shape_text(s)}" for n, s in zip(f.inputs, f.input_shapes))
+    lines = [f"{f.node}: {f.op_type}-{f.opset}({ins}) -> {f.output} {_shape_text(f.output_shape)}",
+             f"  {f.kind} ({f.target}{', ' + f.rule if f.rule else ''}): {f.reason}",
+             f"  fix: {f.fix}"]
+    lines += [f"  note: {d.deviation.runtime} {d.deviation.version} [{d.deviation.id}]: {d.note}"
+              for d in f.deviations]
+    return "\n".join(lines)
+
+
+@dataclass
+class Site:
+    """One node of a broadcasting op: its op row, opset version, inputs, shapes and attributes."""
+
+    index: int
+    node: object
+    op: bonnx.Op
+    version: bonnx.Version
+    opset: int
+    inputs: tuple
+    shapes: tuple
+    attrs: dict
+    spec: object = None  # the Plan, or the BroadcastError / InputError of the node's own rule
+    label: str = ""
+    unknown: tuple = ()  # inputs whose shape is not known
+    key: tuple | None = None  # what its checks depend on (see _key)
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.spec if isinstance(self.spec, Plan) else None
+
+    @property
+    def legacy(self) -> bool:
+        return self.version.rule in _LEGACY_RULES
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def _attrs(node, op: bonnx.Op, version: bonnx.Version) -> dict:
+    """The node's attributes that the op's version takes (others, e.g. Add-1's consumed_inputs, do not
+    bear on broadcasting)."""
+    known = {a.name for a in op.attributes(version)}
+    out = {}
+    for a in node.attribute:
+        if a.name in known:
+            v = onnx.helper.get_attribute_value(a)
+            out[a.name] = v.decode() if isinstance(v, bytes) else v
+    return out
+
+
+def _shape_input(site_inputs, k, shapes: Shapes):
+    """The rule's 'shape' of a shape input (Expand's): its values when constant, else unknown dims."""
+    values = shapes.constant(site_inputs[k])
+    if values is not None and values.ndim == 1:
+        return tuple(int(v) if v >= 0 else UNKNOWN for v in values)
+    length = shapes.get(site_inputs[k])
+    if length is not None and len(length) == 1 and type(length[0]) is int:
+        return (UNKNOWN,) * length[0]
+    return None
+
+
+def _key(site: Site):
+    """What a site's checks depend on, hashable; None if an attribute value is not (a list)."""
+    key = (site.op.name, site.version.since, site.shapes, tuple(sorted(site.attrs.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _spec(site: Site, memo: dict):
+    """The plan of the node's own rule (or its error); nodes alike share one (a model repeats few shapes)."""
+    key = site.key
+    if key is not None and key in memo:
+        return memo[key]
+    try:
+        result = bonnx.plan(site.op.name, *site.shapes, opset=site.opset, **site.attrs)
+    except (BroadcastError, InputError) as e:
+        result = e
+    if key is not None:
+        memo[key] = result
+    return result
+
+
+def sites(model, shapes: Shapes):
+    """Walk the main graph once, in order: yields ``(index, node, site)`` for every node,
+    ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
+    and its output shape stored in ``shapes`` for the nodes after it."""
+    opset = min(shapes.opset, bonnx.LATEST_OPSET)
+    memo = {}
+    for i, node in enumerate(model.graph.node):
+        op = bonnx.OPS.get(node.op_type)
+        version = None
+        if op is not None and node.domain in DEFAULT_DOMAINS:
+            found = [v for v in op.versions if v.since <= opset]
+            version = found[-1] if found else None
+        if version is None:
+            shapes.follow(node)
+            yield i, node, None
+            continue
+        names = list(node.input)
+        while names and not names[-1]:
+            names.pop()  # optional inputs left out (Gemm's C)
+        dims = [shapes.get(n) if n else None for n in names]
+        if op.shape_input is not None and op.shape_input < len(names):
+            dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
+        site = Site(i, node, op, version, opset, tuple(names), tuple(dims), _attrs(node, op, version),
+                    label=node_label(node, i))
+        site.unknown = tuple(n for n, s in zip(names, dims) if s is None)
+        site.key = _key(site)
+        if not site.unknown:
+            site.spec = _spec(site, memo)
+        if site.plan is not None and node.output:
+            elem = onnx.TensorProto.BOOL if op.output not in site.version.types else shapes.elem_type(names[0])
+            shapes.set(node.output[0], site.plan.shape, elem)
+        yield i, node, site
+
+
+# --------------------------------------------------------------------------- findings
+
+
+_CLI_FLAGS = {"axis": "--axis", "broadcast": "--broadcast", "transA": "--trans-a", "transB": "--trans-b"}
+
+
+def _explain_cmd(err: BroadcastError) -> str:
+    """The ``bcast explain`` command that shows the alignment of a failed broadcast."""
+    args = ["bcast", "explain", *(",".join(map(str, s)) + ("," if len(s) == 1 else "") if s else "[]"
+                                  for s in err.shapes), "--rule", err.rule]
+    for k, v in err.attrs:
+        if k in ("transA", "transB") and v:
+            args.append(_CLI_FLAGS[k])
+        elif k in ("axis", "broadcast") and v is not None:
+            args += [_CLI_FLAGS[k], str(v)]
+    return " ".join(shlex.quote(a) for a in args)
+
+
+class _Target:
+    """The checks of one target; ``visit`` sees every node, ``check`` the sites with a valid spec."""
+
+    name = ""
+
+    def __init__(self, shapes: Shapes, model) -> None:
+        self.shapes = shapes
+
+    def visit(self, node, site) -> None:
+        pass
+
+    def context(self, site: Site) -> tuple:
+        """What the target's checks of a site depend on besides the site's shapes and attributes."""
+        return ()
+
+    def check(self, site: Site) -> list:
+        return []
+
+    def notes(self, result, op=None, op_attrs=None) -> tuple:
+        prefixes = _RUNTIMES[self.name]
+        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
+
+    def decisive(self, notes) -> tuple:
+        return tuple(f for f in notes if f.deviation.runtime.startswith(_DECISIVE[self.name]))
+
+
+class _Onnx(_Target):
+    name = "onnx"
+
+    def check(self, site: Site) -> list:
+        plan = site.plan
+        notes = self.notes(plan, site.op.name, site.attrs)
+        if site.legacy:
+            converter = any(f.deviation.id == "onnx-version-converter-axis" for f in notes)
+            return [("legacy", plan.rule,
+                     f"{site.op.name}-{site.version.since} is the opset 1-6 form (broadcast/axis): onnxruntime has "
+                     "no kernel for it",
+                     "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7 with the right Unsqueeze"
+                     + ("; onnx's version converter gets this axis wrong)" if converter else ")"), notes)]
+        decisive = self.decisive(notes)
+        if decisive:
+            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
+                     "give the inputs equal ranks and the shapes the spec's alignment", notes)]
+        return []
+
+
+class _OpenVINO(_Target):
+    name = "openvino"
+
+    def check(self, site: Site) -> list:
+        plan = site.plan
+        rule = OPENVINO_RULES.get(site.op.name)
+        if rule is None:  # OpenVINO keeps ONNX's rule
+            notes = self.notes(plan)
+            decisive = self.decisive(notes)
+            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
+                     "avoid these shapes on OpenVINO", notes)] if decisive else []
+        try:
+            ov = infer(*plan.inputs, rule=rule, names=plan.names)
+        except BroadcastError as e:
+            return [("unsupported", rule, f"OpenVINO's {rule} rule: {e.reason}", _align_fix(plan, "OpenVINO"),
+                     self.notes(e))]
+        notes = self.notes(ov)
+        moved = _moved(plan, ov)
+        if moved:
+            how = "; ".join(f"{plan.names[i]} {format_shape(plan.inputs[i])} lands as {format_shape(b)}, the spec's "
+                            f"{format_shape(a)}" for i, a, b in moved)
+            return [("differs", rule, f"OpenVINO's {rule} rule aligns the inputs differently: {how}",
+                     _align_fix(plan, "OpenVINO"), notes)]
+        decisive = self.decisive(notes)
+        if decisive:
+            return [("differs", rule, "; ".join(f.note for f in decisive), "avoid these shapes on OpenVINO", notes)]
+        return []
+
+
+def _moved(spec: Plan, other: Plan, drop=None) -> list:
+    """The inputs that ``other`` aligns differently from ``spec``: ``(i, spec's, other's)`` aligned shapes.
+    ``drop``: an output axis of ``spec`` that ``other`` does not have (ncnn's batch axis)."""
+    out = []
+    for i in range(len(spec.inputs)):
+        a = tuple(d for ax, d in enumerate(spec.aligned_shape(i)) if ax != drop)
+        b = other.aligned_shape(i)
+        if a != b:
+            out.append((i, a, b))
+    return out
+
+
+def _unsqueezes(plan: Plan) -> str:
+    """The Unsqueezes that give every input the output's rank, at the spec's alignment."""
+    return ", ".join(f"Unsqueeze {plan.names[i]} to {format_shape(plan.aligned_shape(i))}"
+                     for i in range(len(plan.inputs)) if len(plan.inputs[i]) != plan.ndim)
+
+
+def _align_fix(plan: Plan, target: str) -> str:
+    steps = _unsqueezes(plan)
+    if not steps:
+        return f"none that bcast knows: {target} cannot compute these shapes as the spec does"
+    return steps + f" (equal ranks: {target} then aligns as the spec does)"
+
+
+# ------------------------------------------------------------------------- ncnn
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _batch_moves(node, shapes: Shapes, b: int):
+    """Where the batch axis ``b`` of a node's first input lands in its output (None: gone)."""
+    if node.op_type == "Transpose":
+        perm = next((list(a.ints) for a in node.attribute if a.name == "perm"), None)
+        rank = shapes.get(node.input[0])
+        if perm is None:
+            return None if rank is None else len(rank) - 1 - b
+        return perm.index(b) if b in perm else None
+    if node.op_type in ("Unsqueeze", "Squeeze"):
+        axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), None)
+        if axes is None and len(node.input) > 1:
+            values = shapes.constant(node.input[1])
+            axes = None if values is None else [int(v) for v in values.ravel()]
+        rank = shapes.get(node.input[0])
+        if rank is None:
+            return 0
+        if node.op_type == "Squeeze":
+            axes = [k for k, d in enumerate(rank) if d == 1] if axes is None else [a % len(rank) for a in axes]
+            return None if b in axes else b - sum(a < b for a in axes)
+        if axes is None:
+            return 0
+        out_rank = len(rank) + len(axes)
+        kept = [k for k in range(out_rank) if k not in {a % out_rank for a in axes}]
+        return kept[b] if b < len(kept) else None
+    return 0
+
+
+class _Ncnn(_Target):
+    name = "ncnn"
+
+    def __init__(self, shapes: Shapes, model) -> None:
+        super().__init__(shapes, model)
+        consts = {t.name for t in model.graph.initializer}
+        self.batch = {}  # value name -> its batch axis (absent: a constant, no batch axis)
+        for v in model.graph.input:
+            if v.name not in consts:
+                s = shapes.get(v.name)
+                if s is None or len(s) >= 1:
+                    self.batch[v.name] = 0
+
+    def visit(self, node, site) -> None:
+        batch = self.batch
+        batched = [(k, batch[n]) for k, n in enumerate(node.input) if n in batch]
+        if not batched:
+            return
+        if site is not None:
+            plan = site.plan
+            where = None
+            if plan is not None:
+                k, b = batched[0]
+                where = plan.axis_maps[k][b] if k < len(plan.axis_maps) else None
+            elif site.shapes and site.shapes[0] is not None:
+                where = 0
+        elif batched[0][0] == 0:
+            where = _batch_moves(node, self.shapes, batched[0][1])
+        else:
+            where = 0
+        for out in node.output:
+            if where is not None and out:
+                self.batch[out] = where
+
+    def context(self, site: Site) -> tuple:
+        return tuple(self.batch.get(n) for n in site.inputs)
+
+    def check(self, site: Site) -> list:
+        binop = NCNN_BINARYOPS.get(site.op.name)
+        plan = site.plan
+        if binop is None or len(plan.inputs) != 2:
+            return []
+        batch = [self.batch.get(n) for n in site.inputs]
+        try:
+            blobs, ob = _blobs(plan, batch)
+            q = infer(*blobs, rule="ncnn", names=plan.names)
+        except _Unsupported as e:
+            return [("unsupported", "ncnn", str(e), "none that bcast knows: ncnn's blobs have no batch axis", ())]
+        except BroadcastError as e:
+            return [("unsupported", "ncnn", f"ncnn sees blobs {_blob_text(plan.names, blobs)}: {e.reason}",
+                     _ncnn_fix(plan, batch), self.notes(e, binop))]
+        moved = _moved(plan, q, ob)
+        notes = self.notes(q, binop)
+        if moved:
+            how = "; ".join(f"{plan.names[i]} as {format_shape(b)}, not {format_shape(a)}" for i, a, b in moved)
+            return [("differs", "ncnn",
+                     f"ncnn sees blobs {_blob_text(plan.names, blobs)}" + (" (batch axis dropped)" if ob is not None
+                                                                           else "")
+                     + f" and aligns {how}: it computes {binop} on other elements than the spec",
+                     _ncnn_fix(plan, batch), notes)]
+        decisive = self.decisive(notes)
+        if decisive:
+            return [("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn", notes)]
+        return []
+
+
+def _blob_text(names, blobs) -> str:
+    return " and ".join(f"{n} {format_shape(b)}" for n, b in zip(names, blobs))
+
+
+def _blobs(plan: Plan, batch) -> tuple:
+    """ncnn's blobs for the inputs of a valid plan, and the output axis of the batch (None: no batch axis).
+
+    Raises _Unsupported for a broadcast across the batch axis."""
+    where = {plan.axis_maps[i][b] for i, b in enumerate(batch) if b is not None and plan.axis_maps[i][b] is not None}
+    if len(where) > 1:
+        raise _Unsupported(f"the inputs' batch axes land on different output axes {sorted(where)}: ncnn cannot "
+                           "broadcast across the batch axis (pnnx: \"binaryop broadcast across batch axis\")")
+    if not where:
+        return tuple(plan.inputs), None
+    ob = where.pop()
+    blobs = []
+    for i, shape in enumerate(plan.inputs):
+        k = next((k for k, ax in enumerate(plan.axis_maps[i]) if ax == ob), None)
+        if k is not None and k != batch[i] and not is_one(shape[k]):
+            raise _Unsupported(f"{plan.names[i]} {format_shape(shape)} has no batch axis but varies along it "
+                               f"(axis {k}, {shape[k]}): ncnn's blobs have no batch axis")
+        blobs.append(shape if k is None else shape[:k] + shape[k + 1:])
+    return tuple(blobs), ob
+
+
+def _ncnn_fix(plan: Plan, batch) -> str:
+    """What ``bcast rewrite --target ncnn`` does for this node, or why no rewrite helps."""
+    aligned = [plan.aligned_shape(i) for i in range(len(plan.inputs))]
+    if all(len(s) == plan.ndim for s in plan.inputs):
+        return "none that bcast knows: the ranks are already equal"
+    after = infer(*aligned, rule="numpy", names=plan.names)
+    moved_batch = [None if b is None else plan.axis_maps[i][b] for i, b in enumerate(batch)]
+    try:
+        blobs, _ = _blobs(after, moved_batch)
+        infer(*blobs, rule="ncnn", names=plan.names)
+    except (_Unsupported, BroadcastError) as e:
+        why = e.reason if isinstance(e, BroadcastError) else str(e)
+        return f"none that bcast knows: even with equal ranks ncnn cannot ({why})"
+    return f"bcast rewrite MODEL --target ncnn -o OUT.onnx ({_unsqueezes(plan)})"
+
+
+_TARGETS = {"onnx": _Onnx, "ncnn": _Ncnn, "openvino": _OpenVINO}
+assert tuple(_TARGETS) == TARGETS
+
+
+# --------------------------------------------------------------------------- the entry points
+
+
+def _spec_findings(site: Site, failed: dict, checker: _Target) -> list:
+    """What the node's own spec says: unknown shapes, invalid, unproven."""
+    if site.unknown:
+        why = [f"{n!r}" + _origin(n, failed, checker.shapes) for n in site.unknown]
+        return [("unknown", None, "the shape of " + ", ".join(why) + " is not known (not even its rank): "
+                 "the node cannot be checked",
+                 "declare the shapes (graph inputs, value_info), or make them inferable by onnx", ())]
+    if isinstance(site.spec, InputError):
+        return [("invalid", site.version.rule, str(site.spec), "fix the node's attributes", ())]
+    if isinstance(site.spec, BroadcastError):
+        e = site.spec
+        return [("invalid", e.rule, str(e), "change the shapes (or the node's attributes) so that they broadcast "
+                 f"under its rule; `{_explain_cmd(e)}` shows the alignment", checker.notes(e, site.op.name))]
+    if site.plan.constraints:
+        need = "; ".join(str(c) for c in site.plan.constraints)
+        return [("unproven", site.plan.rule,
+                 f"the shapes broadcast only if {need} (onnx shape inference assumes so without a word)",
+                 "make sure the sizes meet it, or give those dims static sizes", ())]
+    return []
+
+
+def _origin(name: str, failed: dict, shapes: Shapes) -> str:
+    """Where an unknown shape comes from (looked up only when one is unknown)."""
+    if name in failed:
+        return f" (the output of node {failed[name]}, which bcast could not check)"
+    for i, node in enumerate(shapes.graph.node):
+        if name in node.output:
+            return f" (the output of node {node_label(node, i)}, {node.op_type}, whose shape onnx cannot infer)"
+    return " (a graph input without a shape)" if any(v.name == name for v in shapes.graph.input) else ""
+
+
+def _make(site: Site, target: str, row) -> Finding:
+    kind, rule, reason, fix, notes = row
+    out = site.node.output[0] if site.node.output else ""
+    return Finding(site.label, site.op.name, site.opset, site.inputs, site.shapes, out,
+                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes))
+
+
+@dataclass
+class Report:
+    """What one lint run found: the findings, and how many nodes it looked at."""
+
+    target: str
+    opset: int
+    nodes: int
+    checked: int
+    findings: list = field(default_factory=list)
+
+    def to_dict(self, model: str | None = None) -> dict:
+        return {"model": model, "target": self.target, "opset": self.opset, "nodes": self.nodes,
+                "checked": self.checked, "ok": not self.findings,
+                "findings": [f.to_dict() for f in self.findings]}
+
+
+def lint_report(model, target: str = "onnx") -> Report:
+    """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
+    if target not in TARGETS:
+        raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
+    proto = load(model)
+    shapes = Shapes(proto)
+    checker = _TARGETS[target](shapes, proto)
+    report = Report(target, shapes.opset, len(proto.graph.node), 0)
+    failed = {}  # output name -> label of the node that made it without a plan
+    memo = {}  # the target's rows of each distinct site (a model repeats few shapes)
+    for _, node, site in sites(proto, shapes):
+        checker.visit(node, site)
+        if site is None:
+            continue
+        report.checked += 1
+        rows = _spec_findings(site, failed, checker)
+        if site.plan is not None:
+            key = None if site.key is None else (site.key, checker.context(site))
+            found = memo.get(key) if key is not None else None
+            if found is None:
+                found = checker.check(site)
+                if key is not None:
+                    memo[key] = found
+            rows += found
+        else:
+            failed.update({o: site.label for o in node.output})
+        report.findings += [_make(site, target, r) for r in rows]
+    return report
+
+
+def lint(model, target: str = "onnx") -> list:
+    """Check every broadcasting node of an ONNX model for ``target``.
+
+    Parameters
+    ----------
+    model : str, os.PathLike or onnx.ModelProto
+        The model (a path: read whole, external data checked to stay in its folder).
+    target : {"onnx", "ncnn", "openvino"}
+        The runtime the model is for (see the module docstring).
+
+    Returns
+    -------
+    list of Finding
+        Empty when every node is fine.
+
+    Raises
+    ------
+    InputError
+        The file is not a whole ONNX model, or the target is unknown.
+    """
+    return lint_report(model, target).findings

@@ -1,0 +1,259 @@
+"""``bcast rewrite`` (``bcast.rewrite``): make an ONNX model's broadcasts explicit for a target.
+
+- ``target="onnx"``: upgrade the opset 1-6 ``broadcast``/``axis`` ops (rule
+  ``onnx-legacy``) to opset 7's numpy broadcasting.  B is placed at ``axis``
+  by the legacy rule; numpy right-aligns it, so B gets the trailing 1s it
+  needs by an Unsqueeze (``rank(A) - rank(B) - axis`` of them: onnx's own 6->7
+  converter inserts ``rank(A) - rank(B)`` and fails, deviation
+  ``onnx-version-converter-axis``), and loses ``broadcast``/``axis``.  Then
+  ``onnx.version_converter`` takes the model to opset 7 for every other op.
+  A legacy node that is invalid under its own rule, or whose ranks are not
+  known, has no upgrade: nothing is written.
+- ``target="ncnn"``: every op that becomes an ncnn BinaryOp
+  (:data:`bcast.ncnn.FROM_ONNX`) gets inputs of equal ranks: the lower-rank
+  input is Unsqueezed to its aligned shape under the node's own rule
+  (``Plan.aligned_shape``), as pnnx's ``insert_reshape_numpy_binaryop_broadcast``
+  does, so ncnn's same-rank rule computes what numpy does.  What ncnn still
+  cannot compute (rank > 4, across the batch axis) stays in the report's
+  findings.
+
+Graph input and output names stay; the new values and nodes get fresh names.
+The output is written atomically and never over the input model.
+
+>>> from onnx import helper, TensorProto as T, numpy_helper
+>>> import numpy as np
+>>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 2, 3, 4])
+>>> y = helper.make_tensor_value_info("y", T.FLOAT, None)
+>>> w = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
+>>> g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g", [x], [y], [w])
+>>> report = rewrite(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "ncnn")
+>>> report.changes
+['#0 (Add): Unsqueeze B w (3,4) to (1,1,3,4)']
+>>> report.findings
+[]
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import onnx
+from onnx import helper, numpy_helper
+
+from ._format import format_shape
+from .errors import InputError
+from .linter import lint, sites
+from .models import Shapes, load, save_atomic
+from .ncnn import FROM_ONNX as NCNN_BINARYOPS
+
+__all__ = ["TARGETS", "Rewrite", "rewrite"]
+
+TARGETS = ("onnx", "ncnn")
+#: The opset the legacy forms are upgraded to (the first with numpy broadcasting).
+UPGRADE_OPSET = 7
+
+
+@dataclass
+class Rewrite:
+    """What :func:`rewrite` did: the new model, one line per change, what the target still cannot
+    compute (lint findings of the new model), and the file written (None: nothing written)."""
+
+    target: str
+    model: object
+    changes: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    out: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "out": self.out, "written": self.out is not None,
+                "changes": list(self.changes), "findings": [f.to_dict() for f in self.findings]}
+
+
+class _Names:
+    """Fresh value and node names, unlike any in the graph."""
+
+    def __init__(self, graph) -> None:
+        self.used = {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
+        self.used |= {t.name for t in graph.initializer}
+        for n in graph.node:
+            self.used.update(n.input)
+            self.used.update(n.output)
+            self.used.add(n.name)
+
+    def fresh(self, base: str) -> str:
+        k = 0
+        while f"{base}_bcast{k}" in self.used:
+            k += 1
+        name = f"{base}_bcast{k}"
+        self.used.add(name)
+        return name
+
+
+class _Editor:
+    """Builds the new node list: each node, with the Unsqueezes it needs just before it."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+        self.names = _Names(model.graph)
+        self.nodes = []
+        self.inits = []
+        self.made = {}  # (value, axes) -> the Unsqueeze's output (shared by the nodes that need it)
+
+    def unsqueeze(self, value: str, axes: tuple) -> str:
+        if (value, axes) in self.made:
+            return self.made[(value, axes)]
+        out = self.names.fresh(value)
+        name = self.names.fresh(f"{value}_unsqueeze")
+        if self.opset >= 13:  # axes is an input from Unsqueeze-13
+            axes_name = self.names.fresh(f"{value}_axes")
+            self.inits.append(numpy_helper.from_array(_int64(axes), axes_name))
+            node = helper.make_node("Unsqueeze", [value, axes_name], [out], name=name)
+        else:
+            node = helper.make_node("Unsqueeze", [value], [out], name=name, axes=list(axes))
+        self.nodes.append(node)
+        self.made[(value, axes)] = out
+        return out
+
+    def finish(self):
+        g = self.model.graph
+        del g.node[:]
+        g.node.extend(self.nodes)
+        g.initializer.extend(self.inits)
+        return self.model
+
+
+def _int64(values):
+    import numpy as np
+
+    return np.array(values, dtype=np.int64)
+
+
+def _drop_attrs(node, names) -> None:
+    keep = [a for a in node.attribute if a.name not in names]
+    del node.attribute[:]
+    node.attribute.extend(keep)
+
+
+def _describe(site, i, plan, aligned) -> str:
+    return (f"{site.label}: Unsqueeze {plan.names[i]} {site.inputs[i]} {format_shape(plan.inputs[i])} "
+            f"to {format_shape(aligned)}")
+
+
+def _align_inputs(site, node, editor: _Editor, changes: list) -> None:
+    """Give every input of ``node`` the output's rank, at its aligned shape under the site's plan."""
+    plan = site.plan
+    for i, name in enumerate(site.inputs):
+        if len(plan.inputs[i]) < plan.ndim:
+            node.input[i] = editor.unsqueeze(name, plan.new_axes(i))
+            changes.append(_describe(site, i, plan, plan.aligned_shape(i)))
+
+
+def _ncnn(model):
+    """Every BinaryOp-bound node gets inputs of equal ranks."""
+    shapes = Shapes(model)
+    editor, changes = _Editor(model), []
+    for _, node, site in sites(model, shapes):
+        node = _copy(node)
+        if (site is not None and site.op.name in NCNN_BINARYOPS and site.plan is not None
+                and len(site.inputs) == 2):
+            _align_inputs(site, node, editor, changes)
+            if site.legacy:  # equal ranks: B starts at axis 0, which is the default
+                _drop_attrs(node, ("axis",))
+        editor.nodes.append(node)
+    return editor.finish(), changes, []
+
+
+def _onnx(model):
+    """The legacy broadcast/axis forms upgraded, then opset 7 by onnx's converter."""
+    shapes = Shapes(model)
+    if shapes.opset >= UPGRADE_OPSET:
+        return model, [], []
+    editor, changes, blocked = _Editor(model), [], []
+    for _, node, site in sites(model, shapes):
+        node = _copy(node)
+        if site is not None and site.version.rule == "onnx-legacy":
+            if site.plan is None:
+                blocked.append(site)
+            else:
+                _upgrade_legacy(site, node, editor, changes)
+        editor.nodes.append(node)
+    if blocked:
+        return model, changes, blocked
+    model = editor.finish()
+    outputs = {v.name for v in model.graph.output}
+    model.graph.value_info.extend(v for v in shapes.value_infos() if v.name not in outputs)  # the converter needs them
+    try:
+        model = onnx.version_converter.convert_version(model, UPGRADE_OPSET)
+    except Exception as e:  # the converter refuses some other op
+        raise InputError(f"onnx's version converter cannot take the model to opset {UPGRADE_OPSET}: "
+                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    changes.append(f"opset {shapes.opset} -> {UPGRADE_OPSET} (onnx.version_converter, for the other ops)")
+    return model, changes, []
+
+
+def _upgrade_legacy(site, node, editor: _Editor, changes: list) -> None:
+    """B placed at axis gets the trailing 1s numpy's right alignment needs; broadcast/axis go."""
+    plan = site.plan
+    a, b = plan.inputs
+    if site.attrs.get("broadcast") and not all(d == 1 for d in b):
+        start = plan.axis_maps[1][0] if b else len(a)
+        trailing = len(a) - start - len(b)
+        if trailing > 0:
+            axes = tuple(range(len(b), len(b) + trailing))
+            node.input[1] = editor.unsqueeze(site.inputs[1], axes)
+            changes.append(_describe(site, 1, plan, tuple(b) + (1,) * trailing))
+    _drop_attrs(node, ("broadcast", "axis"))
+    changes.append(f"{site.label}: {site.op.name}-{site.version.since} broadcast/axis -> numpy broadcasting")
+
+
+def _copy(node):
+    new = onnx.NodeProto()
+    new.CopyFrom(node)
+    return new
+
+
+_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn}
+assert tuple(_REWRITERS) == TARGETS
+
+
+def rewrite(model, target: str, out=None, *, force: bool = False) -> Rewrite:
+    """Rewrite an ONNX model so that ``target`` computes every broadcast as its spec says.
+
+    Parameters
+    ----------
+    model : str, os.PathLike or onnx.ModelProto
+        The model; a path is read whole (see :func:`bcast.models.load`).
+    target : {"onnx", "ncnn"}
+        ``onnx``: upgrade the opset 1-6 broadcast/axis forms; ``ncnn``: equal
+        ranks for every BinaryOp (see the module docstring).
+    out : str or os.PathLike, optional
+        Where to write the new model (atomically).  Never the input model; an
+        existing file only with ``force=True``.  None: nothing is written.
+
+    Returns
+    -------
+    Rewrite
+        The new model, the changes, the findings lint still has for the target,
+        and the path written (None when nothing was: no ``out``, or a legacy
+        node that has no upgrade, listed in ``findings``).
+
+    Raises
+    ------
+    InputError
+        A bad model file, an unknown target, ``out`` that is the input or exists.
+    """
+    if target not in TARGETS:
+        raise InputError(f"unknown rewrite target {target!r}; the targets are: {', '.join(TARGETS)}")
+    source = None if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    proto = onnx.ModelProto()
+    proto.CopyFrom(load(model))
+    new, changes, blocked = _REWRITERS[target](proto)
+    if blocked:  # the findings that stop the upgrade: the nodes' own lint findings
+        labels = {s.label for s in blocked}
+        return Rewrite(target, None, changes, [f for f in lint(proto, target) if f.node in labels])
+    report = Rewrite(target, new, changes, lint(new, target))
+    if out is not None:
+        report.out = save_atomic(new, out, source=source, force=force)
+    return report
