@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .deviations import findings_for
+from ._format import format_shape
 from .dims import json_shape
 from .errors import BroadcastError, InputError
 from .plan import Plan
@@ -413,7 +414,7 @@ def _versions() -> dict:
         if importlib.util.find_spec(module) is None:
             continue
         mod = importlib.import_module(module)
-        out[name] = getattr(mod, "__version__", "?")
+        out[name] = getattr(mod, "__version__", "?").split("-")[0]  # openvino: 2026.4.1-22982-e213a...
     return out
 
 
@@ -511,3 +512,69 @@ def _report(rules, columns, binds, matrix, cases, seed) -> dict:
     return {"seed": seed, "random_cases_per_rule": cases, "rules": rules, "columns": columns, "cells": cells,
             "cases": [_case_json(c) for c in matrix], "disagreements": disagreements, "summary": summary,
             "ok": summary["unexplained"] == 0}
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _cell_text(cell: dict) -> str:
+    if cell["status"] in ("not-applicable", "skipped"):
+        return "-" if cell["status"] == "not-applicable" else "skipped"
+    text = f"{cell['agree']}/{cell['cases']}"
+    if cell["explained"]:
+        text += f" +{cell['explained']} dev"
+    if cell["unexplained"]:
+        text += f" !{cell['unexplained']}"
+    return text
+
+
+def format_text(report: dict) -> str:
+    """The report as the command prints it: the matrix, then every unexplained disagreement
+    and the explained ones counted by deviation record."""
+    s = report["summary"]
+    cols = report["columns"]
+    lines = [f"bcast conformance: {s['cases']} cases ({report['random_cases_per_rule']} random per rule, seed "
+             f"{report['seed']}, plus the seed examples), {s['checks']} checks: {s['agree']} agree, "
+             f"{s['explained']} explained by the deviation registry, {s['unexplained']} unexplained"]
+    shown = [f"{c['id']} {c['version']}" if c["status"] == "ok" else f"{c['id']} ({c['reason']})" for c in cols]
+    lines += ["runtimes: " + ", ".join(shown), ""]
+    cells = {(c["rule"], c["column"]): c for c in report["cells"]}
+    table = [["rule"] + [c["id"] for c in cols]]
+    table += [[r] + [_cell_text(cells[r, c["id"]]) for c in cols] for r in report["rules"]]
+    widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in table]
+    lines.append("\nagreed/checked; +N dev: disagreements the deviation registry explains; !N: unexplained; "
+                 "-: no op of that runtime uses the rule")
+    cases = {c["id"]: c for c in report["cases"]}
+    unexplained = [d for d in report["disagreements"] if not d["explained"]]
+    if unexplained:
+        lines.append(f"\nUNEXPLAINED ({len(unexplained)}):")
+        for d in unexplained:
+            lines.append("  " + _disagreement_line(cases[d["case"]], d))
+    counts: dict = {}
+    for d in report["disagreements"]:
+        if d["explained"]:
+            for dev in d["deviations"]:
+                counts.setdefault((dev, d["column"]), []).append(d["case"])
+    if counts:
+        lines.append("\nexplained:")
+        for (dev, col), ids in sorted(counts.items()):
+            lines.append(f"  {dev} ({col}): {len(ids)} case{'s' * (len(ids) != 1)}, e.g. "
+                         + _disagreement_line(cases[ids[0]], {"column": col}))
+    return "\n".join(lines)
+
+
+def _answer(d: dict | None) -> str:
+    if not d:
+        return "not run"
+    if d["ok"]:
+        return format_shape(d["shape"])
+    return "crashed" if d.get("crashed") else "refuses"
+
+
+def _disagreement_line(case: dict, d: dict) -> str:
+    chk = case["checks"][d["column"]]
+    shapes = " ".join(format_shape(s) for s in case["shapes"])
+    attrs = "".join(f" {k}={v}" for k, v in case["attrs"].items() if v is not None)
+    return (f"{case['id']} {chk['op']} {shapes}{attrs}: bcast {_answer(chk.get('bcast_run') or case['bcast'])}, "
+            f"{d['column']} {_answer(chk.get('runtime'))} ({chk['why']})")
