@@ -1,4 +1,4 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))  # tests import their data tables (seed_cases, ...)
+sys.path.insert(0, os.path.dirname(__file__))  # tests import their data tables (openvino_shapes, ...)

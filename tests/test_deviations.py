@@ -175,6 +175,15 @@ CASES = {
     "reference-gemm-beta0-unchecked-c": [
         (((2, 3), (3, 4), (3,)), dict(rule="onnx-gemm", op="Gemm", op_attrs={"beta": 0.0})),
     ],
+    "onnxruntime-gemm-rank1-a": [
+        (((5,), (5, 3)), dict(rule="onnx-gemm")),
+        (((5,), (3, 5), (1, 3)), dict(rule="onnx-gemm", transB=1)),
+    ],
+    "reference-gemm-any-rank": [
+        (((2, 3, 4), (4, 5)), dict(rule="onnx-gemm")),
+        (((1, 4), ()), dict(rule="onnx-gemm")),
+        (((5,), (5, 3)), dict(rule="onnx-gemm")),
+    ],
     "reference-mean-in-place": [
         (((2, 1), (4, 2, 1)), dict(rule="numpy", op="Mean")),
     ],
@@ -1293,6 +1302,42 @@ def test_reference_gemm_beta0_does_not_check_c():
     with pytest.raises(RuntimeRefused):
         oracle.run("Gemm", [A, B, C], beta=1.0)
     assert dev not in _ids(applicable(*shapes, rule="onnx-gemm", op="Gemm", op_attrs={"beta": 1.0}))
+
+
+def test_onnxruntime_gemm_reads_a_1d_a_as_a_row():
+    ort, oracle = _ort()
+    dev = "onnxruntime-gemm-rank1-a"
+    for i, (shapes, attrs) in enumerate(CASES[dev]):
+        _expect_error(dev, i)
+        arrays = _floats(shapes)
+        trans = {k: int(v) for k, v in _rule_attrs(attrs).items() if k != "rule"}
+        try:
+            (y,) = oracle.run("Gemm", arrays, **trans)
+        except RuntimeRefused as e:
+            _fixed(dev, ort, f"Gemm of A {shapes[0]} is refused: {e.message}")
+        b = arrays[1].T if trans.get("transB") else arrays[1]
+        want = arrays[0][None, :] @ b + (arrays[2] if len(arrays) == 3 else 0)
+        np.testing.assert_allclose(y, want, rtol=1e-5)
+        (finding,) = _findings(dev, i)
+        assert bcast.format_shape(y.shape) in finding.note
+    # A 1-D B is refused, as the spec says: the record does not fire there.
+    with pytest.raises(RuntimeRefused):
+        oracle.run("Gemm", _floats([(2, 5), (5,)]))
+    assert dev not in _ids(applicable((2, 5), (5,), rule="onnx-gemm"))
+
+
+def test_reference_gemm_takes_any_rank():
+    onnx, oracle = _onnx()
+    dev = "reference-gemm-any-rank"
+    for i, (shapes, attrs) in enumerate(CASES[dev]):
+        _expect_error(dev, i)
+        arrays = _floats(shapes)
+        try:
+            (y,) = oracle.run("Gemm", arrays)
+        except RuntimeRefused as e:
+            _fixed(dev, onnx, f"Gemm of {shapes} is refused: {e.message}")
+        np.testing.assert_allclose(y, np.dot(*arrays), rtol=1e-5)
+        assert _findings(dev, i)
 
 
 def test_reference_mean_adds_in_place():

@@ -1,9 +1,9 @@
-"""Every example and counter-example of the seed documents (tests/seed_cases.py)."""
+"""Every example and counter-example of the seed documents (the table in bcast.seeds)."""
 
 import pytest
 
 import bcast
-from seed_cases import NCNN, ONNX, OPENVINO
+from bcast.seeds import NCNN, ONNX, OPENVINO
 
 
 def _id(source, rule, shapes, attrs, expected):

@@ -88,6 +88,15 @@ exit status: 0 written, nothing left; 1 findings left (written, or not when a le
 LINT_TARGETS = ("onnx", "ncnn", "openvino")
 REWRITE_TARGETS = ("onnx", "ncnn")
 
+EPILOG_CONFORMANCE = """\
+examples:
+  bcast conformance                                every rule, every installed runtime
+  bcast conformance --runtimes openvino --rules pdpd,openvino-select --cases 200
+  bcast conformance --html report.html --json > report.json
+
+exit status: 0 every disagreement is explained by the deviation registry, 1 some are not, 2 bad input
+"""
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
@@ -167,6 +176,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS)
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("conformance", help="bcast against every installed runtime: the matrix of rules x runtimes",
+                       description="Run the case matrix (the seed examples and random cases) through bcast and "
+                       "every installed runtime; list every disagreement and the deviation record that explains it.",
+                       epilog=EPILOG_CONFORMANCE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runtimes", metavar="R,R", help="onnxruntime, reference, openvino, ncnn (default: all installed)")
+    p.add_argument("--rules", metavar="R,R", help="rules to check (default: all)")
+    p.add_argument("--cases", type=int, default=24, metavar="N", help="random cases per rule (default 24)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random cases (default 0)")
+    p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
@@ -310,6 +330,26 @@ def _cmd_compare(args, out) -> int:
     return EXIT_OK
 
 
+def _cmd_conformance(args, out) -> int:
+    try:
+        from . import conformance
+        from .conformance_html import write_html
+    except ImportError as e:
+        raise InputError(f"conformance needs hypothesis and numpy ({e}): pip install 'bcast[test]'") from None
+
+    def names(text):
+        return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+    report = conformance.run(rules=names(args.rules), runtimes=names(args.runtimes), cases=args.cases, seed=args.seed)
+    if args.html:
+        write_html(report, args.html)
+    if args.json:
+        print(json.dumps(report, indent=2), file=out)
+    else:
+        print(conformance.format_text(report), file=out)
+    return EXIT_OK if report["ok"] else EXIT_NOT_BROADCASTABLE
+
+
 def _cmd_rules(args, out) -> int:
     if args.json:
         print(json.dumps([
@@ -392,7 +432,8 @@ def main(argv=None, out=None) -> int:
             code = _cmd_shape_or_explain(args, out)
         else:
             code = {"compare": _cmd_compare, "translate": _cmd_translate, "lint": _cmd_lint,
-                    "rewrite": _cmd_rewrite, "rules": _cmd_rules, "deviations": _cmd_deviations}[args.command](args, out)
+                    "rewrite": _cmd_rewrite, "conformance": _cmd_conformance, "rules": _cmd_rules,
+                    "deviations": _cmd_deviations}[args.command](args, out)
         out.flush()  # a closed pipe shows up here, not at interpreter exit
         return code
     except InputError as e:

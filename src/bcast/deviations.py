@@ -605,6 +605,33 @@ def _onnx_unchecked(o: Outcome):
     return None
 
 
+def _gemm_rank_error(o: Outcome):
+    """The rank error of a Gemm query whose A or B is not 2-D (None for any other outcome)."""
+    e = o.error
+    if o.rule != "onnx-gemm" or e is None or e.kind != "rank" or e.operands not in ((0,), (1,)):
+        return None
+    return e
+
+
+def _ort_gemm_rank1_a(o: Outcome):
+    e = _gemm_rank_error(o)
+    if e is None or o.attrs.get("transA") or len(e.shapes[0]) != 1 or len(e.shapes[1]) != 2:
+        return None
+    (k,), b = e.shapes[0], e.shapes[1]
+    row = _try("onnx-gemm", (1, k), *e.shapes[1:], transB=o.attrs.get("transB", 0))
+    if not isinstance(row, Plan):
+        return None
+    return (f"onnxruntime reads the 1-D A ({k},) as the row (1,{k}) and returns {_fmt(row.shape)} instead of "
+            "refusing")
+
+
+def _reference_gemm_any_rank(o: Outcome):
+    if _gemm_rank_error(o) is None:
+        return None
+    return ("onnx's ReferenceEvaluator checks no rank: it computes numpy.dot(A', B') (+ C, numpy-broadcast) and "
+            "returns numpy's shape wherever numpy can compute it")
+
+
 def _ov_bidirectional_zero(o: Outcome):
     if o.rule != "bidirectional" or not o.ok:
         return None
@@ -994,6 +1021,23 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "Mean broadcasts multidirectionally (numpy): the output has the broadcast shape",
         "tests/test_deviations.py::test_reference_mean_adds_in_place", _reference_mean_in_place,
         only_ops=("Mean",),
+    ),
+    Deviation(
+        "onnxruntime-gemm-rank1-a", "onnxruntime", _ORT, ("onnx-gemm",),
+        "Gemm",
+        "A is 1-D, (K,), transA=0, and B (K, N) (or (N, K) with transB=1), e.g. A (5,), B (5,3)",
+        "runs and returns (1, N), as if A were the row (1, K); C is then checked against (1, N)",
+        "A and B are 2-D: \"Input tensor A. The shape of A should be (M, K) if transA is 0\"",
+        "tests/test_deviations.py::test_onnxruntime_gemm_reads_a_1d_a_as_a_row", _ort_gemm_rank1_a,
+    ),
+    Deviation(
+        "reference-gemm-any-rank", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-gemm",),
+        "Gemm",
+        "A or B is not 2-D, e.g. A (2,3,4), B (4,5), or A (1,4), B ()",
+        "computes numpy.dot(A', B') and adds C with numpy broadcasting: returns (2,3,5), (1,4)... wherever numpy "
+        "can compute it (onnxruntime refuses all but a 1-D A)",
+        "A and B are 2-D: (M, K) and (K, N)",
+        "tests/test_deviations.py::test_reference_gemm_takes_any_rank", _reference_gemm_any_rank,
     ),
     Deviation(
         "ncnn-fast-math", "ncnn (PyPI wheel, x86-64)", _NCNN, ("ncnn",),

@@ -1,5 +1,8 @@
 """Every example and counter-example of the five seed documents, as data.
 
+tests/test_seeds.py checks every row; ``bcast conformance`` runs them through the
+real runtimes (:func:`rows`).
+
 One row per example: (source, rule, shapes, attrs, expected).  ``expected``
 is the output shape, or ``None`` where the document says the broadcast does
 not happen.  Shapes are written as in the document: numpy order for ONNX and
@@ -112,3 +115,14 @@ NCNN = (
     + [("ncnn implicit outer axis", a, b, a) for a, b in NCNN_OUTER]
     + [("ncnn tie", a, b, a) for a, b in NCNN_TIE]
 )
+
+
+def rows() -> list:
+    """Every row as (source, rule, shapes, attrs, expected), ncnn's included (rule
+    ``ncnn`` with ``ncnn_order=True``, shapes and expected in ncnn order).
+
+    >>> len(rows()) == len(ONNX) + len(OPENVINO) + len(NCNN)
+    True
+    """
+    ncnn = [(src, "ncnn", (tuple(a), tuple(b)), {"ncnn_order": True}, tuple(c)) for src, a, b, c in NCNN]
+    return ONNX + OPENVINO + ncnn
