@@ -23,18 +23,23 @@ _LAZY = {
     "memory_budget_set": "execute",
     "set_memory_budget": "execute",
     "MemoryBudgetError": "execute",
+    "threads": "parallel",
+    "set_threads": "parallel",
 }
-_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles")
+_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "parallel")
 
 
 def __getattr__(name):
     import importlib
 
     if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'bcast' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'bcast' has no attribute {name!r}")
+    globals()[name] = value  # loaded once: later lookups are plain attribute reads
+    return value
 
 __all__ = [
     "BroadcastError",

@@ -58,6 +58,7 @@ import numpy as np
 from ._format import brief, format_shape
 from .errors import InputError
 from .execute import MemoryBudgetError, run_plan
+from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
 
@@ -344,4 +345,4 @@ def _writer(o: Op) -> Callable:
         return out
 
     write.__name__ = f"ncnn {o.name}"
-    return write
+    return elementwise(write)

@@ -53,11 +53,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import materialize, output, run_plan, view
+from .execute import check_out, materialize, output, run_plan, view
+from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["LATEST_OPSET", "OPS", "Op", "Version", "ops", "plan", "run", "type_constraints", "onnx_type"]
 
@@ -671,6 +674,10 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     array([[1., 5.],
            [1., 6.]], dtype=float32)
     """
+    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
+        result = _fast_run(op, inputs, out)
+        if result is not _fast.MISS:
+            return result
     o = _get(op)
     version = o.version(opset)
     _check_materialize(o, materialize, out)
@@ -685,6 +692,7 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
         return o.runner(p, arrays, out, dtype, checked)
     kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
 
+    @elementwise  # every kernel computes each element from the same elements of the inputs
     def func(*views, out=None):
         if out is None:
             out = np.empty(p.shape, dtype)
@@ -701,3 +709,121 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
         raise InputError(f"onnx {op.name}: materialize=False is for Expand only (the other ops compute values)")
     if not materialize and out is not None:
         raise InputError(f"onnx {op.name}: out= and materialize=False do not go together (a view writes nothing)")
+
+
+# --------------------------------------------------------------------------- the small-op fast path
+#
+# Every check run() makes depends only on the op, the dtypes and the shapes
+# when there are no attributes and no opset: it is done once per such key and
+# the outcome kept.  A small op then costs a dict lookup and its kernel.
+
+
+def _fast_runner(prepared, kernel, dtype, ufunc, natural):
+    """``run(inputs, out)`` of a small op made ready (``out`` checked).  ``natural``:
+    the ufunc's own result type is ONNX's, so the ufunc may allocate."""
+    shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
+    enter, leave = _fast.quiet_enter, _fast.quiet_exit
+
+    def run(inputs, out):
+        xs = inputs if native else arrays(inputs)
+        if out is not None:
+            check_out(out, shape, dtype)
+        elif natural:
+            token = enter()
+            try:
+                return ufunc(*xs)
+            finally:
+                leave(token)
+        else:
+            out = np.empty(shape, dtype)
+        if ufunc is not None:
+            token = enter()
+            try:
+                ufunc(*xs, out=out)
+            finally:
+                leave(token)
+        else:
+            kernel([np.broadcast_to(x, shape) for x in xs], out)
+        return out
+
+    run.natural_ufunc = ufunc if natural else None
+    return run
+
+
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape...) -> runner, or False
+_FAST_GET = _FAST.get
+_BY_SHAPES = PlanCache()  # two inputs: (op, shape, shape) -> (dtype, dtype, natural ufunc, runner), the last seen
+_BY_SHAPES_GET = _BY_SHAPES.get
+_quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
+
+
+def _fast_run(op, inputs, out):
+    """Run a call without attributes or opset through its runner; :data:`bcast._fast.MISS`
+    when it has none (then the full path runs, and raises what is wrong)."""
+    if len(inputs) == 2:  # the common case spelled out: a small call is mostly this
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            entry = _BY_SHAPES_GET((op, a.shape, b.shape))
+            if entry is not None:
+                dtype_a, dtype_b, natural_ufunc, fast = entry
+                if a.dtype is dtype_a and b.dtype is dtype_b:
+                    if out is None and natural_ufunc is not None:
+                        token = _quiet_enter()
+                        try:
+                            return natural_ufunc(a, b)
+                        finally:
+                            _quiet_exit(token)
+                    return fast(inputs, out)
+    fast = _fast_prepare(op, inputs)
+    return fast(inputs, out) if fast else _fast.MISS
+
+
+def _fast_key(op, inputs) -> tuple | None:
+    if len(inputs) == 2:
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            return op, a.dtype, a.shape, b.dtype, b.shape
+        return None
+    key = [op]
+    for x in inputs:
+        if type(x) is not np.ndarray:
+            return None
+        key += (x.dtype, x.shape)
+    return tuple(key)
+
+
+def _fast_prepare(op, inputs):
+    """The runner (:func:`_fast_runner`) of a call without attributes or opset, or False (then
+    the full path runs, and raises what is wrong); remembered for its key."""
+    key = _fast_key(op, inputs)
+    if key is None or type(op) is not str:
+        return False
+    fast = _FAST_GET(key)
+    if fast is not None:
+        return fast
+    try:
+        fast = _fast_build(op, inputs)
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        fast = False
+    _FAST.put(key, fast)
+    if fast and len(inputs) == 2:  # dtypes checked by identity: numpy's builtin dtypes are singletons
+        a, b = inputs
+        _BY_SHAPES.put((op, a.shape, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
+    return fast
+
+
+def _fast_build(op, inputs):
+    o = _get(op)
+    version = o.version(None)
+    if o.runner is not None or o.shape_input is not None or o.kernel is None:
+        return False
+    checked = _check_attrs(o, version, {})
+    _check_arity(o, version, len(inputs))
+    dtype = _check_types(o, version, list(inputs), checked)
+    prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
+    if not prepared.small or prepared.reshapes is None:
+        return False
+    f = o.kernel.args[0] if isinstance(o.kernel, partial) and o.kernel.func is _ufunc else None
+    natural = f is not None and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
+    kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
+    return _fast_runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural)

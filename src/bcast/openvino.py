@@ -67,6 +67,7 @@ import numpy as np
 from . import execute
 from ._format import brief, format_shape
 from .errors import InputError
+from .parallel import elementwise
 from .rules import infer
 
 __all__ = ["ELEMENT_TYPES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
@@ -94,7 +95,9 @@ TYPE_CLASSES = {
 # A kernel factory takes (op name, op attributes) and returns the function that
 # run_plan applies to the stride-0 views: ``f(*views, out=None)``, computing in
 # the inputs' element type (never promoted), with numpy's floating-point
-# warnings off (inf and nan are values here, as in OpenVINO).
+# warnings off (inf and nan are values here, as in OpenVINO).  Kernels marked
+# ``elementwise`` may run in threads on chunks of a large output; those that
+# check the divisor or size a float64 scratch first do all of it in one call.
 
 
 def _quiet(func: Callable) -> Callable:
@@ -108,7 +111,7 @@ def _quiet(func: Callable) -> Callable:
 
 def _ufunc(ufunc) -> Callable:
     """A numpy ufunc as it is: same-type inputs give the same type (or bool)."""
-    return lambda name, attrs: _quiet(ufunc)
+    return lambda name, attrs: elementwise(_quiet(ufunc))
 
 
 def _buffer(out, views, dtype):
@@ -223,7 +226,7 @@ def _pick(take_y: Callable) -> Callable:
             np.copyto(buf, y, where=take_y(x, y))
             return _deliver(buf, out)
 
-        return pick
+        return elementwise(pick)
 
     return factory
 
@@ -236,7 +239,7 @@ def _squared_difference(name, attrs):
         np.multiply(buf, buf, out=buf)
         return _deliver(buf, out)
 
-    return squared_difference
+    return elementwise(squared_difference)
 
 
 def _select(name, attrs):
@@ -246,7 +249,7 @@ def _select(name, attrs):
         np.copyto(buf, then, where=cond)
         return _deliver(buf, out)
 
-    return select
+    return elementwise(select)
 
 
 def _prelu(name, attrs):
@@ -257,7 +260,7 @@ def _prelu(name, attrs):
         np.multiply(x, slope, out=buf, where=x < 0)
         return _deliver(buf, out)
 
-    return prelu
+    return elementwise(prelu)
 
 
 # --------------------------------------------------------------------------- the op table
