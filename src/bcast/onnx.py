@@ -752,7 +752,9 @@ def _fast_runner(prepared, kernel, dtype, ufunc, natural):
 
 _FAST = PlanCache()  # (op, dtype, shape, dtype, shape...) -> runner, or False
 _FAST_GET = _FAST.get
-_BY_SHAPES = PlanCache()  # two inputs: (op, shape, shape) -> (dtype, dtype, natural ufunc, runner), the last seen
+# two inputs: (op, dtype char, shape, dtype char, shape) -> (dtype, dtype, natural ufunc, runner); the
+# dtypes are then checked by identity (a char does not tell byte orders or string lengths apart)
+_BY_SHAPES = PlanCache()
 _BY_SHAPES_GET = _BY_SHAPES.get
 _quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
 
@@ -763,7 +765,7 @@ def _fast_run(op, inputs, out):
     if len(inputs) == 2:  # the common case spelled out: a small call is mostly this
         a, b = inputs
         if type(a) is np.ndarray and type(b) is np.ndarray:
-            entry = _BY_SHAPES_GET((op, a.shape, b.shape))
+            entry = _BY_SHAPES_GET((op, a.dtype.char, a.shape, b.dtype.char, b.shape))
             if entry is not None:
                 dtype_a, dtype_b, natural_ufunc, fast = entry
                 if a.dtype is dtype_a and b.dtype is dtype_b:
@@ -806,9 +808,9 @@ def _fast_prepare(op, inputs):
     except (InputError, ValueError):  # BroadcastError is a ValueError
         fast = False
     _FAST.put(key, fast)
-    if fast and len(inputs) == 2:  # dtypes checked by identity: numpy's builtin dtypes are singletons
+    if fast and len(inputs) == 2:  # numpy's builtin dtypes are singletons: identity is equality
         a, b = inputs
-        _BY_SHAPES.put((op, a.shape, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
+        _BY_SHAPES.put((op, a.dtype.char, a.shape, b.dtype.char, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
     return fast
 
 
