@@ -1,6 +1,6 @@
 """bcast's benchmark: one table of ratios, measured side by side in one run.
 
-Run:  python benchmarks/run.py [--quick] [--only large,small,shape,lint,memory]
+Run:  python benchmarks/run.py [--quick] [--only large,small,shape,lint,memory,threshold]
 
 Sections (each row prints its target and ``met`` / ``NOT met``):
 
@@ -18,6 +18,7 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
   ``onnx.shape_inference.infer_shapes``, target <= 3x ("n/a" until bcast.lint exists).
 - **memory**: the peak of the memory numpy allocates (tracemalloc) while
   running a large op without ``out=``, against inputs + output: target <= +5%.
+- **threshold**: where threads start to pay (bcast.parallel.MIN_ELEMENTS).
 
 The machine may be shared and noisy: candidates are interleaved round by
 round (each round runs every candidate, in a rotating order) and the table
@@ -365,10 +366,34 @@ def bench_memory(quick: bool) -> None:
         del result
 
 
+# --------------------------------------------------------------------------- the thread threshold
+
+
+def bench_threshold(quick: bool) -> None:
+    """bcast.apply(np.add) of (n/64, 64) + (64,) float32 with 1 thread and with all:
+    where threads start to pay is bcast.parallel.MIN_ELEMENTS."""
+    from bcast import parallel
+
+    print(f"\n## thread threshold: bcast.apply(np.add) (n/64,64)+(64,) float32, us; all threads / 1 thread "
+          f"(bcast.parallel.MIN_ELEMENTS = {parallel.MIN_ELEMENTS})")
+    previous = parallel.MIN_ELEMENTS
+    parallel.MIN_ELEMENTS = 1  # split everything here, to see where it pays
+    try:
+        for log2 in range(14, 23, 2):
+            a = np.ones((2 ** log2 // 64, 64), np.float32)
+            b, out = np.ones(64, np.float32), np.empty_like(a)
+            t = interleaved({"1": _with_threads(bcast.set_threads, 1, lambda: bcast.apply(np.add, a, b, out=out)),
+                             "all": lambda: bcast.apply(np.add, a, b, out=out)},
+                            rounds=5 if quick else 11, inner=max(1, 2 ** 20 // a.size))
+            print(f"n = 2**{log2:<3} 1 thread {t['1'] * 1e6:9.1f}  all {t['all'] * 1e6:9.1f}  {t['all'] / t['1']:5.2f}x")
+    finally:
+        parallel.MIN_ELEMENTS = previous
+
+
 # --------------------------------------------------------------------------- main
 
 SECTIONS = {"large": bench_large, "small": bench_small, "shape": bench_shape, "lint": bench_lint,
-            "memory": bench_memory}
+            "memory": bench_memory, "threshold": bench_threshold}
 
 
 def main(argv=None) -> int:
