@@ -288,10 +288,24 @@ def _mean(views, out):
     np.divide(out, len(views), out=out)
 
 
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _where(views, out):
+    """``out = cond ? x : y``, bit for bit.  numpy's masked copy runs one element at a
+    time; on the bits of a numeric type, ``y ^ ((x ^ y) * cond)`` takes three vector
+    loops and no temporary (a copy where ``out`` overlaps an input or the type is other)."""
     cond, x, y = views
-    np.copyto(out, y)
-    np.copyto(out, x, where=cond)
+    u = _UINT_OF_SIZE.get(out.dtype.itemsize) if out.dtype.kind in "biufcmM" else None
+    if u is None or x.dtype != out.dtype or y.dtype != out.dtype or np.may_share_memory(out, x) \
+            or np.may_share_memory(out, y):
+        np.copyto(out, y)
+        np.copyto(out, x, where=cond)
+        return
+    bits, y = out.view(u), y.view(u)
+    np.bitwise_xor(x.view(u), y, out=bits)
+    np.multiply(bits, cond, out=bits)
+    np.bitwise_xor(bits, y, out=bits)
 
 
 def _prelu(views, out):

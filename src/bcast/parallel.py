@@ -40,6 +40,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _blocked
+from ._blocked import split
 from ._format import brief
 from .errors import InputError
 
@@ -122,44 +124,29 @@ def _get_pool(n: int) -> ThreadPoolExecutor:
         return _pool
 
 
-# --------------------------------------------------------------------------- splitting
-
-
-def split(shape: tuple, parts: int) -> tuple[int, list]:
-    """The axis to split ``shape`` along and the (start, stop) of each chunk: the
-    outermost axis with at least ``parts`` entries, else the longest.
-
-    >>> split((16, 256, 56, 56), 8)
-    (0, [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10), (10, 12), (12, 14), (14, 16)])
-    >>> split((1, 3, 1000), 4)
-    (2, [(0, 250), (250, 500), (500, 750), (750, 1000)])
-    """
-    axis = next((k for k, d in enumerate(shape) if d >= parts), None)
-    if axis is None:
-        axis = max(range(len(shape)), key=lambda k: shape[k])
-    n = min(parts, shape[axis])
-    bounds = [shape[axis] * i // n for i in range(n + 1)]
-    return axis, [(bounds[i], bounds[i + 1]) for i in range(n)]
+# --------------------------------------------------------------------------- running
 
 
 def run_chunked(func: Callable, views: list, out, n: int | None = None):
     """``func(*views, out=out)`` computed by ``n`` threads (default :func:`threads`),
-    each on chunks of ``out`` and the same chunks of the views (all of ``out``'s shape)."""
+    each on tasks of :func:`bcast._blocked.schedule` (blocks of ``out`` and the same
+    blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
     n = threads() if n is None else n
-    axis, chunks = split(out.shape, n * CHUNKS_PER_THREAD)
-    lead = (slice(None),) * axis
-
-    def one(lo_hi):
-        sl = lead + (slice(*lo_hi),)
-        func(*[v[sl] for v in views], out=out[sl])
-
+    plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
+    if n == 1 or len(plan.tasks) == 1:
+        scratch = _blocked.Scratch()
+        for i in range(len(plan.tasks)):
+            plan.run(func, i, scratch)
+        return out
     counter = itertools.count()
+    total = len(plan.tasks)
 
     def worker():
-        for i in iter(counter.__next__, None):  # next() of a count is atomic: threads take chunks in turn
-            if i >= len(chunks):
+        scratch = _scratch()
+        for i in iter(counter.__next__, None):  # next() of a count is atomic: threads take tasks in turn
+            if i >= total:
                 return
-            one(chunks[i])
+            plan.run(func, i, scratch)
 
     pool = _get_pool(n)
     futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(n)]
@@ -170,6 +157,17 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     return out
 
 
+_local = threading.local()
+
+
+def _scratch() -> _blocked.Scratch:
+    """This thread's scratch buffer (a pool thread keeps its own for every call)."""
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = _blocked.Scratch()
+    return scratch
+
+
 def try_run(func: Callable, views: list, out, dtype) -> Any:
     """The result of ``func(*views[, out=out])`` computed in threads, or None when this op
     is not for threads (small, one thread, not element-wise, an ``out=`` that overlaps
@@ -178,8 +176,9 @@ def try_run(func: Callable, views: list, out, dtype) -> Any:
     ``out``: the caller's output (checked), or None: allocated here, of ``dtype``
     for a marked kernel, of numpy's result type for a ufunc."""
     shape = views[0].shape if views else ()
-    n = threads()
-    if n < 2 or math.prod(shape) < MIN_ELEMENTS or not is_elementwise(func):
+    size = math.prod(shape)
+    n = threads() if size >= MIN_ELEMENTS else 1
+    if (n < 2 and size < 2 * _blocked.TILE) or not is_elementwise(func):
         return None
     if out is None:
         dtype = _ufunc_dtype(func, views) if type(func) is np.ufunc else dtype
