@@ -1,9 +1,9 @@
-"""Threads, the plan cache and the small-op fast paths change nothing but speed.
+"""Threads, blocking, the plan cache and the small-op fast paths change nothing but speed.
 
 Every threaded result is compared bit for bit (bytes, dtype and shape) with
-the single-threaded one, on random shapes (fixed seed), dtypes and ops of
-every entry point; the thread threshold is lowered so that small arrays are
-split too.
+the single-threaded one, and every blocked result with numpy's plain call, on
+random shapes (fixed seed), dtypes and ops of every entry point; the thread
+threshold and the tile are lowered so that small arrays are split and blocked too.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import bcast
 import bcast.ncnn
 import bcast.onnx
 import bcast.openvino
-from bcast import _fast, parallel
+from bcast import _blocked, _fast, parallel
 from bcast.errors import BroadcastError, InputError
 from bcast.execute import MemoryBudgetError, memory_budget_set
 from bcast.rules._cache import PLANS, PlanCache, plan_key
@@ -47,7 +47,7 @@ def split_everything(monkeypatch):
 
 
 def clear_fast_paths():
-    for cache in (_fast.APPLY, bcast.onnx._FAST, bcast.onnx._BY_SHAPES):
+    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._BY_SHAPES, bcast.onnx._NATURAL):
         cache.clear()
 
 
@@ -233,6 +233,120 @@ def test_thread_count_settings(monkeypatch):
         parallel.set_threads(previous)
 
 
+# --------------------------------------------------------------------------- blocking
+
+
+@pytest.fixture
+def block_everything(monkeypatch):
+    """Tiles of 4 elements, tasks of 16, operands read in place from runs of 8: small arrays
+    are blocked (and split in two threads); counts the blocked schedules."""
+    monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
+    monkeypatch.setattr(_fast, "SMALL_ELEMENTS", 0)
+    monkeypatch.setattr(_blocked, "TILE", 4)
+    monkeypatch.setattr(_blocked, "TASK", 16)
+    monkeypatch.setattr(_blocked, "RUN", 8)
+    clear_fast_paths()
+    blocked = []
+    real = _blocked.schedule
+
+    def spy(*args, **kwargs):
+        s = real(*args, **kwargs)
+        blocked.append(s.blocked)
+        return s
+
+    monkeypatch.setattr(_blocked, "schedule", spy)
+    previous = parallel.set_threads(2)
+    yield blocked
+    parallel.set_threads(previous)
+    clear_fast_paths()
+
+
+def broadcast_partner(shape):
+    """A shape that broadcasts into ``shape``: some dims 1 (inner ones most often, so that the
+    operand is stride 0 inside the tile), sometimes fewer dims."""
+    b = [d if RNG.random() < 0.4 else 1 for d in shape]
+    return tuple(b[RNG.integers(0, len(b)):]) if RNG.random() < 0.3 else tuple(b)
+
+
+def big_shape():
+    return tuple(int(d) for d in RNG.integers(2, 9, RNG.integers(2, 5)))
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_blocked_matches_numpy_and_one_thread(block_everything, order):
+    cases = 0
+    for kind, ufuncs in UFUNCS.items():
+        for dtype in DTYPES[kind]:
+            for f in ufuncs:
+                shape = big_shape()
+                a, b = values(shape, dtype), values(broadcast_partner(shape), dtype)
+                if RNG.random() < 0.5:
+                    a, b = b, a
+                with np.errstate(all="ignore"):
+                    want = f(a, b)
+                    out = {"C": np.empty_like(want, order="C"), "F": np.empty_like(want, order="F"),
+                           "strided": np.empty(want.shape + (2,), want.dtype)[..., 1]}[order]
+                    got = bcast.apply(f, a, b, out=out)
+                    one = single(lambda: bcast.apply(f, a, b))
+                assert same_bits(np.ascontiguousarray(got), want), (f, dtype, a.shape, b.shape)
+                assert same_bits(one, want), (f, dtype, a.shape, b.shape)
+                cases += 1
+    assert cases == 42 and any(block_everything)  # out= of other layouts: plain chunks (one thread: blocked)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "int32", "float64", "complex128", "str"])
+def test_blocked_onnx_where_sum_mean(block_everything, dtype):
+    for _ in range(3):
+        shape = big_shape()
+        cond = values(broadcast_partner(shape), "bool")
+        x, y = (values(broadcast_partner(shape), dtype if dtype != "str" else "int64") for _ in range(2))
+        x = values(shape, x.dtype) if RNG.random() < 0.5 else x
+        if dtype == "str":
+            x, y = x.astype(str), y.astype(str)
+        got = bcast.onnx.run("Where", cond, x, y)
+        assert same_bits(got, np.where(cond, x, y)), (dtype, cond.shape, x.shape, y.shape)
+        assert same_bits(got, single(lambda: bcast.onnx.run("Where", cond, x, y)))
+        if dtype in ("float16", "float64"):
+            z = values(broadcast_partner(shape), dtype)
+            with np.errstate(all="ignore"):
+                assert same_bits(bcast.onnx.run("Sum", x, y, z), (x + y) + z)
+                assert same_bits(bcast.onnx.run("Mean", x, y, z), ((x + y) + z) / x.dtype.type(3))
+    assert any(block_everything)
+
+
+def test_blocked_frameworks_and_scratch_reuse(block_everything):
+    a = values((8, 6, 5, 4), "float32")
+    for op, inputs, kw in [
+        ("Add", (a, values((6, 5), "float32")), {"auto_broadcast": "pdpd", "axis": 1}),
+        ("Select", (values((5, 4), "bool"), a, values((6, 1, 1), "float32")), {}),
+        ("Power", (np.abs(a), values((5, 1), "float32")), {}),
+    ]:
+        got = bcast.openvino.run(op, *inputs, **kw)
+        assert same_bits(got, single(lambda: bcast.openvino.run(op, *inputs, **kw))), op
+    want = a + values((6, 1, 1), "float32")[None]
+    b = values((6, 1, 1), "float32")
+    for _ in range(2):  # the same schedule shape twice: each thread's scratch is refilled, never stale
+        assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b)
+        b = b + 1
+    assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b) and want.shape == a.shape
+    assert any(block_everything)
+
+
+def test_schedule_shapes():
+    x = np.empty((16, 256, 56, 56), np.float32)
+    s = _blocked.schedule([x, np.broadcast_to(np.ones((256, 1, 1), np.float32), x.shape)], x, 8)
+    assert s.blocked and s.tile == (16, 56, 56) and len(s.tasks) == 16  # one task per group of 16 channels
+    region = s.regions[0]
+    assert region.short == [1] and region.loop == (1,) and region.bufsize is None
+    pd = np.broadcast_to(np.ones((256, 56, 1), np.float32), x.shape)  # Paddle's (256,56) at axis 1
+    assert _blocked.schedule([x, pd], x, 8).regions[0].short == [1]
+    m = np.empty((4096, 4096), np.float32)  # runs of 4096 are read in place, numpy's buffers made as short
+    s = _blocked.schedule([m, np.broadcast_to(np.ones(4096, np.float32), m.shape)], m, 8)
+    assert s.blocked and s.regions[0].short == [] and s.regions[0].bufsize == 4096
+    n = np.empty((256, 112, 112), np.float32)  # runs of 12544 >= numpy's buffers: plain chunks
+    assert not _blocked.schedule([n, np.broadcast_to(np.ones((256, 1, 1), np.float32), n.shape)], n, 8).blocked
+
+
 # --------------------------------------------------------------------------- the plan cache
 
 
@@ -294,5 +408,11 @@ def test_small_fast_paths_agree_with_the_full_path():
     assert bcast.onnx.run("Add", big_endian, big_endian).dtype == np.dtype(">f4")
     out = np.empty((2, 3), np.float32)
     assert bcast.onnx.run("Add", a, a, out=out) is out and same_bits(out, a + a)
+    f64 = a.astype(np.float64)  # the same shapes in another dtype: its own entry
+    assert same_bits(bcast.onnx.run("Add", f64, f64), f64 + f64) and same_bits(bcast.apply("add", f64, f64), f64 + f64)
+    with pytest.raises(InputError, match="subtract"):  # a cached entry for the shapes: numpy's refusal still says so
+        bcast.apply(np.subtract, values((2, 3), "bool"), values((2, 3), "bool"))
+    with pytest.raises(InputError, match="unknown"):
+        bcast.onnx.run(["Add"], a, a)
     with np.errstate(all="raise"):  # ONNX ops never warn nor raise on inf
         assert np.isinf(bcast.onnx.run("Mul", np.full(2, 1e30, np.float32), np.full(2, 1e30, np.float32))).all()

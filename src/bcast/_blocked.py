@@ -47,10 +47,10 @@ from numpy.lib.stride_tricks import as_strided
 __all__ = ["TILE", "SCRATCH_ALIGN", "Scratch", "Schedule", "schedule", "inner_run", "split"]
 
 #: Elements in a tile: the output, the direct operands' and the scratch buffers' share of one
-#: call stay in a core's L2 (2 MiB here; measured: benchmarks/run.py --only tile).
-TILE = 1 << 15
+#: call stay in a core's L2 (2 MiB here; 2**14 to 2**17 measured, 2**16 best).
+TILE = 1 << 16
 #: Elements in one task at most: the passes of a variadic kernel (Sum) over it stay in cache.
-TASK = 1 << 18
+TASK = 1 << 20
 #: An operand that is contiguous over runs of at least this many elements is read in place
 #: (numpy is told to use buffers no larger than its runs); shorter runs are copied into scratch.
 RUN = 1024
@@ -261,7 +261,7 @@ def _region(views, out, j, lo, hi, t) -> _Region:
         short.append(k)
         varies[k] = tuple(a for a in range(len(outer)) if outer[a] > 1 and v.strides[a] != 0)
     loop = tuple(sorted({a for axes in varies.values() for a in axes}))
-    bufsize = min(runs) // 16 * 16 if min(runs) < _bufsize() else None
+    bufsize = max(16, min(runs) // 16 * 16) if min(runs) < _bufsize() else None  # numpy: a multiple of 16
     return _Region(o, vs, short, varies, loop, tile, bufsize)
 
 

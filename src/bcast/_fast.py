@@ -50,9 +50,11 @@ try:  # numpy >= 2: np.errstate sets this context variable; setting it directly 
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 
     _IGNORE = _make_extobj(all="ignore")
-    #: ``token = quiet_enter()`` ... ``quiet_exit(token)``: :func:`quiet` spelled out, for hot loops.
+    #: ``token = quiet_enter()`` ... ``quiet_exit(token)``: :func:`quiet` spelled out, for hot loops;
+    #: ``token = QUIET_SET(QUIET)`` is the same without a call in between (the hottest loops).
     quiet_enter = partial(_extobj_contextvar.set, _IGNORE)
     quiet_exit = _extobj_contextvar.reset
+    QUIET_SET, QUIET = _extobj_contextvar.set, _IGNORE
 
     def quiet(f, *args, **kwargs):
         """``f(*args, **kwargs)`` under ``np.errstate(all="ignore")``.
@@ -75,6 +77,8 @@ except ImportError:  # pragma: no cover - another numpy: the public way
 
     def quiet_exit(state):
         state.__exit__(None, None, None)
+
+    QUIET_SET, QUIET = (lambda _: quiet_enter()), None
 
     def quiet(f, *args, **kwargs):
         """``f(*args, **kwargs)`` under ``np.errstate(all="ignore")``."""
@@ -134,6 +138,12 @@ APPLY = PlanCache()
 _APPLY_GET = APPLY.get
 
 
+#: The ufunc of a small two-input call of :func:`bcast.apply` that numpy broadcasts as the
+#: rule does (no reshape), without ``out=``: (func, rule, shape, shape) -> ufunc.  A hit is
+#: the whole call: ``bcast.apply`` looks it up inline (a function call costs a third of np.add).
+NATURAL = PlanCache()
+NATURAL_GET = NATURAL.get
+
 #: What :func:`apply_small` returns when the call is not for the fast path.
 MISS = object()
 
@@ -170,6 +180,8 @@ def apply_small(func, arrays, rule, out, dtype):
     try:
         if out is None:
             result = f(*xs)
+            if p.native and len(xs) == 2 and p.plan.shape and type(func) in (str, np.ufunc):
+                NATURAL.put((func, *key), f)
             return result if type(result) is np.ndarray else np.asarray(result)  # rank 0: an array
         from .execute import check_out
 

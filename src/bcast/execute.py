@@ -368,6 +368,9 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
 
 
+_NATURAL_GET = _fast.NATURAL_GET
+
+
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):
     """Broadcast ``arrays`` under ``rule`` and apply ``func`` element-wise.
 
@@ -394,6 +397,13 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
         The output would exceed the memory budget (nothing is allocated).
     """
     if names is None and not attrs:  # small ufunc calls on numpy arrays: almost as fast as the ufunc
+        if out is None and len(arrays) == 2:  # the commonest call, looked up inline
+            a, b = arrays
+            if type(a) is np.ndarray and type(b) is np.ndarray and a.itemsize <= 16 and b.itemsize <= 16:
+                try:
+                    return _NATURAL_GET((func, rule, a.shape, b.shape))(a, b)
+                except TypeError:  # no entry (None is not callable), an unhashable func, dtypes the ufunc refuses
+                    pass
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:
             return result

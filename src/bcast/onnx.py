@@ -689,6 +689,19 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
            [1., 6.]], dtype=float32)
     """
     if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
+        if out is None and len(inputs) == 2:  # the commonest call, looked up inline
+            a, b = inputs
+            if type(a) is np.ndarray and type(b) is np.ndarray:
+                try:
+                    f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+                except TypeError:  # an unhashable op: the full path says what is wrong
+                    f = None
+                if f is not None:
+                    token = _QUIET_SET(_QUIET)
+                    try:
+                        return f(a, b)
+                    finally:
+                        _quiet_exit(token)
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
             return result
@@ -761,6 +774,7 @@ def _fast_runner(prepared, kernel, dtype, ufunc, natural):
         return out
 
     run.natural_ufunc = ufunc if natural else None
+    run.native = native
     return run
 
 
@@ -771,11 +785,18 @@ _FAST_GET = _FAST.get
 _BY_SHAPES = PlanCache()
 _BY_SHAPES_GET = _BY_SHAPES.get
 _quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
+_QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
+# two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
+# whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
+_NATURAL = PlanCache()
+_NATURAL_GET = _NATURAL.get
 
 
 def _fast_run(op, inputs, out):
     """Run a call without attributes or opset through its runner; :data:`bcast._fast.MISS`
     when it has none (then the full path runs, and raises what is wrong)."""
+    if type(op) is not str:
+        return _fast.MISS
     if len(inputs) == 2:  # the common case spelled out: a small call is mostly this
         a, b = inputs
         if type(a) is np.ndarray and type(b) is np.ndarray:
@@ -825,6 +846,8 @@ def _fast_prepare(op, inputs):
     if fast and len(inputs) == 2:  # numpy's builtin dtypes are singletons: identity is equality
         a, b = inputs
         _BY_SHAPES.put((op, a.dtype.char, a.shape, b.dtype.char, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
+        if fast.natural_ufunc is not None and fast.native:
+            _NATURAL.put((op, a.dtype, a.shape, b.dtype, b.shape), fast.natural_ufunc)
     return fast
 
 
