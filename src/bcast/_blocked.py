@@ -27,7 +27,7 @@ small outputs are cut in plain chunks of the output along one axis instead.
 >>> a, b = np.ones((64, 4096), np.float32), np.arange(4096, dtype=np.float32)
 >>> s = schedule([a, np.broadcast_to(b, a.shape)], np.empty_like(a), parts=4)
 >>> s.blocked, s.tile, len(s.tasks)
-(True, (8, 4096), 4)
+(True, (16, 4096), 4)
 >>> out = s.out
 >>> for i in range(len(s.tasks)):
 ...     s.run(np.add, i, Scratch())

@@ -64,11 +64,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import execute
+from . import _fast, execute
 from ._format import brief, format_shape
 from .errors import InputError
 from .parallel import elementwise
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["ELEMENT_TYPES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
 
@@ -111,7 +112,13 @@ def _quiet(func: Callable) -> Callable:
 
 def _ufunc(ufunc) -> Callable:
     """A numpy ufunc as it is: same-type inputs give the same type (or bool)."""
-    return lambda name, attrs: elementwise(_quiet(ufunc))
+
+    def factory(name, attrs):
+        kernel = elementwise(_quiet(ufunc))
+        kernel.natural = ufunc  # the small-op fast path calls it on the arrays as they are
+        return kernel
+
+    return factory
 
 
 def _buffer(out, views, dtype):
@@ -474,9 +481,68 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
+    if out is None and not attrs and len(inputs) == 2 and type(auto_broadcast) is str \
+            and auto_broadcast == "numpy" and type(axis) is int and axis == -1:  # small ops: a dict lookup
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            try:
+                fast = _FAST_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable op: the full path says what is wrong
+                fast = False
+            if fast is None:
+                fast = _fast_build(op, a, b)
+            if fast:
+                return fast(a, b)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
     return _RUNNERS[spec.kind](spec, inputs, auto_broadcast, axis, out, attrs)
+
+
+# --------------------------------------------------------------------------- the small-op fast path
+#
+# A two-input element-wise call with the default broadcasting and no out= or
+# attributes is checked once per (op, dtypes, shapes): its runner is kept.
+
+
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST_GET = _FAST.get
+
+
+def _fast_build(op, a, b):
+    """The runner of a small call (remembered), or False (remembered too); the full path raises."""
+    try:
+        spec = _lookup(op)
+        if spec.kind != "eltwise":
+            runner = False
+        else:
+            rule, _ = _auto_broadcast(spec, "numpy", -1)
+            dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
+            prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
+            kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
+            runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        runner = False
+    _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
+    return runner
+
+
+def _fast_runner(prepared, kernel, dtype):
+    if not prepared.small:
+        return False
+    ufunc = getattr(kernel, "natural", None)
+    if prepared.native and ufunc is not None:  # numpy broadcasts as OpenVINO does: the ufunc as it is
+        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+
+        def natural(a, b):
+            token = quiet_set(quiet)
+            try:
+                return ufunc(a, b)
+            finally:
+                reset(token)
+
+        return natural
+    plan = prepared.plan
+    return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
