@@ -9,9 +9,11 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
   (``out=``; onnxruntime's io_binding, OpenVINO's output tensor).  Each
   runtime's model is built once with static shapes and warmed up.  Target:
   bcast <= 1.0x the best peer (any runtime, any thread count).  ``copy`` is
-  ``np.copyto(out, a)`` of the largest input: about the memory-bandwidth floor.
+  ``np.copyto(out, a)`` of the largest input: about the memory-bandwidth floor;
+  ``copy2`` the same copy by numpy's loop (np.positive) in bcast's threads: the
+  floor of anything computed by numpy's loops with all threads.
 - **small**: one op on tiny arrays, per call, against ``np.add``: target
-  <= 3x for ``bcast.apply`` and ``bcast.onnx.run``.
+  <= 3x for ``bcast.apply``, ``bcast.onnx.run``, ``bcast.openvino.run`` and ``bcast.ncnn.run``.
 - **shape**: ``bcast.result_shape`` against ``np.broadcast_shapes``, target
   <= 1.0x on the worst pair (benchmarks/bench_result_shape.py's pairs).
 - **lint**: ``bcast.lint`` of a large light model against
@@ -182,7 +184,7 @@ def bench_large(quick: bool) -> list:
         shape = case.shape
         expected = case.numpy(*case.inputs)
         peer = _peers(case, shape)
-        outs = {name: np.empty(shape, np.float32) for name in ["numpy", "bcast", "bcast1", "copy", *peer]}
+        outs = {name: np.empty(shape, np.float32) for name in ["numpy", "bcast", "bcast1", "copy", "copy2", *peer]}
         big = max(case.inputs, key=lambda x: x.size)
         for mode in ("out=", "new"):
             into = mode == "out="
@@ -196,8 +198,10 @@ def bench_large(quick: bool) -> list:
                 cands[name] = (lambda f=run_into, o=outs[name]: f(o)) if into else run
             if big.shape == shape:
                 cands["copy"] = lambda o=outs["copy"]: np.copyto(o, big)
+                if threads is not None:  # numpy's loops in bcast's threads: the floor of any numpy-based op
+                    cands["copy2"] = lambda o=outs["copy2"]: bcast.parallel.run_chunked(np.positive, [big], o)
             for name, f in cands.items():  # every candidate computes the same thing
-                if name != "copy":
+                if not name.startswith("copy"):
                     got = f()
                     if not np.allclose(got, expected, rtol=1e-6, atol=1e-6):
                         raise AssertionError(f"{case.name}: {name} disagrees with numpy")
@@ -234,8 +238,9 @@ def _with_threads(set_threads, n, f):
 
 
 def _print_large(rows) -> None:
-    cols = ["bcast", "bcast1", "numpy", "ort1", "ort2", "ov1", "ov2", "copy"]
-    print(f"\n## large ops: median ms per call (ratios: bcast / best peer); bcast1 = bcast with 1 thread")
+    cols = ["bcast", "bcast1", "numpy", "ort1", "ort2", "ov1", "ov2", "copy", "copy2"]
+    print(f"\n## large ops: median ms per call (ratios: bcast / best peer); bcast1 = bcast with 1 thread; "
+          f"copy2 = a copy by numpy in bcast's threads")
     print(f"{'op':<48} {'out':<4} " + " ".join(f"{c:>7}" for c in cols) + f" {'best':>5} {'ratio':>6}")
     for name, mode, t, best in rows:
         cells = " ".join(f"{t[c] * 1e3:7.2f}" if c in t else f"{'-':>7}" for c in cols)
@@ -263,7 +268,8 @@ def bench_small(quick: bool) -> None:
     print("\n## small ops: one call on (3,) arrays, median us per call, ratio to np.add")
     for name, s in t.items():
         print(f"{name:<30} {s * 1e6:8.3f} us {s / base:6.2f}x")
-    for name in ("bcast.apply(np.add)", 'bcast.apply("add")', 'bcast.onnx.run("Add")'):
+    for name in ("bcast.apply(np.add)", 'bcast.apply("add")', 'bcast.onnx.run("Add")', 'bcast.openvino.run("Add")',
+                 'bcast.ncnn.run("ADD")'):
         target("small", f"{name} / np.add", t[name] / base, 3.0)
 
 

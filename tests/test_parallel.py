@@ -47,7 +47,8 @@ def split_everything(monkeypatch):
 
 
 def clear_fast_paths():
-    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._BY_SHAPES, bcast.onnx._NATURAL):
+    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._BY_SHAPES, bcast.onnx._NATURAL,
+                  bcast.openvino._FAST, bcast.ncnn._FAST):
         cache.clear()
 
 
@@ -416,3 +417,48 @@ def test_small_fast_paths_agree_with_the_full_path():
         bcast.onnx.run(["Add"], a, a)
     with np.errstate(all="raise"):  # ONNX ops never warn nor raise on inf
         assert np.isinf(bcast.onnx.run("Mul", np.full(2, 1e30, np.float32), np.full(2, 1e30, np.float32))).all()
+
+
+def full_path(f):
+    """``f()`` with the small-op fast paths off."""
+    previous = _fast.SMALL_ELEMENTS
+    _fast.SMALL_ELEMENTS = 0
+    clear_fast_paths()
+    try:
+        return f()
+    finally:
+        _fast.SMALL_ELEMENTS = previous
+        clear_fast_paths()
+
+
+def test_openvino_and_ncnn_fast_paths_agree_with_the_full_path():
+    a, col = values((4, 3), "float32"), values((4, 1), "float32")
+    ints = values((4, 3), "int32")
+    calls = [(bcast.openvino.run, op, x, y) for op in ("Add", "Divide", "Maximum", "Less", "SquaredDifference",
+                                                       "FloorMod", "LogicalXor")
+             for x, y in [(a, col), (col, a), (ints, ints[0]), (a > 0, col > 0)]]
+    calls += [(bcast.ncnn.run, op, x, y) for op in ("ADD", "RSUB", "MAX", "REMAINDER", 3) for x, y in
+              [(a, col), (a, a[0]), (a[None], col)]]
+    want = []
+    for run, op, x, y in calls:  # the full path: a result, or an error
+        try:
+            want.append(full_path(lambda: run(op, x, y)))
+        except (InputError, BroadcastError) as e:
+            want.append(type(e))
+    for _ in range(2):  # first call builds the fast path, the second takes it
+        for (run, op, x, y), w in zip(calls, want):
+            if isinstance(w, type):
+                with pytest.raises(w):
+                    run(op, x, y)
+            else:
+                with np.errstate(all="raise"):  # neither runtime warns
+                    assert same_bits(run(op, x, y), w), (run.__module__, op, x.shape, y.shape)
+    assert sum(isinstance(w, type) for w in want) == 8  # bool arithmetic, int logic, (4,1) + (3,) in ncnn
+    zero = np.zeros(3, np.int32)
+    for _ in range(2):  # a value check of the kernel still runs on the fast path
+        with pytest.raises(InputError, match="zero"):
+            bcast.openvino.run("Divide", ints, zero)
+    with pytest.raises(InputError, match="unknown op"):
+        bcast.openvino.run(["Add"], a, a)
+    with pytest.raises(InputError, match="op_type"):
+        bcast.ncnn.run(["ADD"], a, a)

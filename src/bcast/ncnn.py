@@ -167,6 +167,7 @@ def _ufunc(f) -> Callable:
         f(x, y, out=out)
 
     kernel.__name__ = f.__name__
+    kernel.ufunc = f  # float32 in, float32 out: the small-op fast path calls it as it is
     return kernel
 
 
@@ -374,8 +375,18 @@ def _fast_build(op_type, a, b):
                 reset(token)
             return result
 
+        ufunc = getattr(o.kernel, "ufunc", None)
+
+        def natural(a, b):
+            token = quiet_set(quiet)
+            try:
+                return ufunc(b, a) if o.swap else ufunc(a, b)
+            finally:
+                reset(token)
+
         p = prepared.plan
-        runner = native if prepared.native else (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
+        runner = (natural if ufunc is not None else native) if prepared.native else \
+            (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
     _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 

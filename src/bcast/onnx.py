@@ -688,20 +688,20 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     array([[1., 5.],
            [1., 6.]], dtype=float32)
     """
-    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
-        if out is None and len(inputs) == 2:  # the commonest call, looked up inline
-            a, b = inputs
-            if type(a) is np.ndarray and type(b) is np.ndarray:
+    if len(inputs) == 2 and out is None and opset is None and not attrs and materialize is True:
+        a, b = inputs  # the commonest small call, looked up inline: one dict lookup, then the ufunc
+        if type(a) is _ndarray and type(b) is _ndarray:
+            try:
+                f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable op: the full path says what is wrong
+                f = None
+            if f is not None:
+                token = _QUIET_SET(_QUIET)
                 try:
-                    f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
-                except TypeError:  # an unhashable op: the full path says what is wrong
-                    f = None
-                if f is not None:
-                    token = _QUIET_SET(_QUIET)
-                    try:
-                        return f(a, b)
-                    finally:
-                        _quiet_exit(token)
+                    return f(a, b)
+                finally:
+                    _quiet_exit(token)
+    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
             return result
@@ -710,23 +710,36 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     _check_materialize(o, materialize, out)
     checked = _check_attrs(o, version, attrs)
     _check_arity(o, version, len(inputs))
-    arrays = [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
+    arrays = _as_arrays(o, inputs)
     dtype = _check_types(o, version, arrays, checked)
     p = _plan(o, version, _shapes(o, arrays), checked)
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
         return o.runner(p, arrays, out, dtype, checked)
-    kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
+    return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
+
+
+# run() has no comprehension nor closure of its own: in it they would make cells on every call
+def _as_arrays(o: Op, inputs) -> list:
+    return [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
+
+
+def _kernel_attrs(o: Op, checked: dict) -> dict:
+    return {a.name: checked[a.name] for a in o.attrs}
+
+
+def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
+    """``o``'s kernel as run_plan calls it: ``f(*views, out=None)``."""
 
     @elementwise  # every kernel computes each element from the same elements of the inputs
     def func(*views, out=None):
         if out is None:
-            out = np.empty(p.shape, dtype)
+            out = np.empty(shape, dtype)
         o.kernel(list(views), out, **kernel_attrs)
         return out
 
-    return run_plan(p, func, arrays, out=out, dtype=dtype)
+    return func
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:
@@ -786,6 +799,7 @@ _BY_SHAPES = PlanCache()
 _BY_SHAPES_GET = _BY_SHAPES.get
 _quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
 _QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
+_ndarray = np.ndarray
 # two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
 # whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
 _NATURAL = PlanCache()

@@ -481,16 +481,22 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
-    if out is None and not attrs and len(inputs) == 2 and type(auto_broadcast) is str \
+    if len(inputs) == 2 and out is None and not attrs and type(auto_broadcast) is str \
             and auto_broadcast == "numpy" and type(axis) is int and axis == -1:  # small ops: a dict lookup
         a, b = inputs
-        if type(a) is np.ndarray and type(b) is np.ndarray:
+        if type(a) is _ndarray and type(b) is _ndarray:
             try:
                 fast = _FAST_GET((op, a.dtype, a.shape, b.dtype, b.shape))
             except TypeError:  # an unhashable op: the full path says what is wrong
                 fast = False
             if fast is None:
                 fast = _fast_build(op, a, b)
+            if type(fast) is _UFUNC:  # numpy broadcasts as OpenVINO does: the ufunc as it is
+                token = _QUIET_SET(_QUIET)
+                try:
+                    return fast(a, b)
+                finally:
+                    _quiet_exit(token)
             if fast:
                 return fast(a, b)
     spec = _lookup(op)
@@ -504,8 +510,10 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 # attributes is checked once per (op, dtypes, shapes): its runner is kept.
 
 
-_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or False (the full path runs)
 _FAST_GET = _FAST.get
+_QUIET_SET, _QUIET, _quiet_exit = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+_UFUNC, _ndarray = np.ufunc, np.ndarray
 
 
 def _fast_build(op, a, b):
@@ -530,17 +538,8 @@ def _fast_runner(prepared, kernel, dtype):
     if not prepared.small:
         return False
     ufunc = getattr(kernel, "natural", None)
-    if prepared.native and ufunc is not None:  # numpy broadcasts as OpenVINO does: the ufunc as it is
-        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
-
-        def natural(a, b):
-            token = quiet_set(quiet)
-            try:
-                return ufunc(a, b)
-            finally:
-                reset(token)
-
-        return natural
+    if prepared.native and ufunc is not None:  # run() calls it on the arrays, warnings off
+        return ufunc
     plan = prepared.plan
     return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
 
