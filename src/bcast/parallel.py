@@ -1,20 +1,24 @@
-"""Threads for large element-wise ops: the output split in chunks along outer axes.
+"""Threads and blocking for large element-wise ops: the output computed in tasks.
 
-numpy's ufuncs release the GIL, so threads that each run the op on a slice
-of the output -- and the same slices of the stride-0 input views -- run in
-parallel.  Every element is computed by the same kernel, in the same order of
-steps, as in one call: the result is the same, bit for bit (a variadic Sum
-adds its inputs into each output chunk in input order, as it does whole).
+numpy's ufuncs release the GIL, so threads that each run the op on a block
+of the output -- and the same blocks of the stride-0 input views -- run in
+parallel.  The blocks are :mod:`bcast._blocked`'s tasks: tiles over which
+every operand is contiguous (a short broadcast operand copied once into a
+per-thread scratch tile), or plain chunks along one axis.  Every element is
+computed by the same kernel, in the same order of steps, as in one call: the
+result is the same, bit for bit (a variadic Sum adds its inputs into each
+block in input order, as it does whole).  One thread runs the same tasks.
 
 - :func:`threads` / :func:`set_threads`: how many threads (default: the cores
   this process may use, ``os.sched_getaffinity``; or ``BCAST_THREADS``).
-- Only outputs of at least :data:`MIN_ELEMENTS` elements are split: below, a
-  thread costs more than it saves.
+- Only outputs of at least :data:`MIN_ELEMENTS` elements are split among
+  threads: below, a thread costs more than it saves (the calling thread takes
+  tasks too).  Outputs of at least ``2 * bcast._blocked.TILE`` are blocked.
 - Only kernels known to be element-wise are split: numpy ufuncs with one
   output, and callables marked with :func:`elementwise` (bcast's framework
   kernels).  An ``out=`` that shares memory with an input is never split
   (numpy would have buffered it).
-- Each chunk runs in a copy of the caller's context, so ``np.errstate`` holds
+- Each task runs in a copy of the caller's context, so ``np.errstate`` holds
   in the threads too; the first exception of any chunk is raised once every
   chunk has finished.  The threads live in one persistent pool.
 
