@@ -356,6 +356,9 @@ def bench_memory(quick: bool) -> None:
         if case.onnx_op not in ("Add", "Sum", "Where") or "ncnn" in case.name or "pdpd" in case.name:
             continue
         inputs = sum(x.nbytes for x in case.inputs)
+        recycle = getattr(bcast, "_recycle", None)
+        if recycle is not None:  # a fresh output, not one recycled from the large section
+            recycle.release()
         tracemalloc.start()
         try:
             tracemalloc.reset_peak()

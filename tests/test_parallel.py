@@ -17,7 +17,7 @@ import bcast
 import bcast.ncnn
 import bcast.onnx
 import bcast.openvino
-from bcast import _blocked, _fast, parallel
+from bcast import _blocked, _fast, _recycle, parallel
 from bcast.errors import BroadcastError, InputError
 from bcast.execute import MemoryBudgetError, memory_budget_set
 from bcast.rules._cache import PLANS, PlanCache, plan_key
@@ -346,6 +346,35 @@ def test_schedule_shapes():
     assert s.blocked and s.regions[0].short == [] and s.regions[0].bufsize == 4096
     n = np.empty((256, 112, 112), np.float32)  # runs of 12544 >= numpy's buffers: plain chunks
     assert not _blocked.schedule([n, np.broadcast_to(np.ones((256, 1, 1), np.float32), n.shape)], n, 8).blocked
+
+
+def test_recycled_outputs_are_never_in_use(monkeypatch):
+    monkeypatch.setattr(_recycle, "MIN_BYTES", 64)
+    monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
+    monkeypatch.setattr(_fast, "SMALL_ELEMENTS", 0)
+    clear_fast_paths()
+    _recycle.release()
+    a, b = values((64, 8), "float64"), values((8,), "float64")
+    r1 = bcast.apply(np.add, a, b)
+    r2 = bcast.apply(np.add, a, b)
+    assert not np.shares_memory(r1, r2)  # r1 is alive
+    view = r1[3:5]
+    del r1
+    r3 = bcast.apply(np.subtract, a, b)
+    assert not np.shares_memory(r3, view) and not np.shares_memory(r3, r2)  # a view keeps its buffer
+    address = r3.ctypes.data
+    del r3
+    r4 = bcast.onnx.run("Mul", a.astype(np.float32), b.astype(np.float32))  # another dtype, a smaller size
+    assert r4.ctypes.data == address and r4.dtype == np.float32
+    with np.errstate(all="ignore"):
+        assert same_bits(r4, a.astype(np.float32) * b.astype(np.float32))
+    assert same_bits(view, (a + b)[3:5]) and same_bits(r2, a + b)
+    del r4
+    assert not np.shares_memory(bcast.apply(np.add, values((64, 32), "float64"), b[:1]), r2)  # over 2x: fresh
+    monkeypatch.setenv("BCAST_RECYCLE", "0")
+    assert bcast.apply(np.add, a, b).flags.owndata
+    _recycle.release()
+    clear_fast_paths()
 
 
 # --------------------------------------------------------------------------- the plan cache

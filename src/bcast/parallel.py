@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _blocked
+from . import _blocked, _recycle
 from ._blocked import split
 from ._format import brief
 from .errors import InputError
@@ -193,7 +193,7 @@ def try_run(func: Callable, views: list, out, dtype) -> Any:
         dtype = _ufunc_dtype(func, views) if type(func) is np.ufunc else dtype
         if dtype is None:
             return None
-        out = np.empty(shape, dtype)
+        out = _recycle.empty(shape, dtype)
     elif not isinstance(out, np.ndarray) or any(np.may_share_memory(out, v) for v in views):
         return None
     return run_chunked(func, views, out, n)
