@@ -27,18 +27,23 @@ _LAZY = {
     "TranslationError": "translation",
     "lint": "linter",  # ONNX models: these load onnx on first use
     "rewrite": "rewriter",
+    "threads": "parallel",
+    "set_threads": "parallel",
 }
-_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation")
+_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation", "parallel")
 
 
 def __getattr__(name):
     import importlib
 
     if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'bcast' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'bcast' has no attribute {name!r}")
+    globals()[name] = value  # loaded once: later lookups are plain attribute reads
+    return value
 
 __all__ = [
     "BroadcastError",

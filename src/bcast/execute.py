@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _fast, parallel
 from ._format import brief, format_shape
 from .errors import InputError
 from .plan import Plan
@@ -296,7 +297,8 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     ``func`` is a callable taking the views (and ``out=`` when given) -- a
     numpy ufunc, say -- or the name of an array API function (``"add"``).
     ``dtype`` is the output dtype, used for the memory check and to check
-    ``out=`` (default: numpy's result type of the inputs).
+    ``out=`` (default: numpy's result type of the inputs).  Large outputs are
+    computed by threads (:mod:`bcast.parallel`) when ``func`` is element-wise.
     """
     arrays = list(arrays)
     if len(arrays) != len(plan.inputs):
@@ -312,6 +314,10 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]
     f = _function(xp, func)
     try:
+        if xp is np and not lazy:  # large element-wise ops: chunks of the output in threads
+            result = parallel.try_run(f, views, out, dtype)
+            if result is not None:
+                return result
         if out is not None:
             return f(*views, out=out)
         result = f(*views)
@@ -362,6 +368,9 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
 
 
+_NATURAL_GET = _fast.NATURAL_GET
+
+
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):
     """Broadcast ``arrays`` under ``rule`` and apply ``func`` element-wise.
 
@@ -387,5 +396,16 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
+    if names is None and not attrs:  # small ufunc calls on numpy arrays: almost as fast as the ufunc
+        if out is None and len(arrays) == 2:  # the commonest call, looked up inline
+            a, b = arrays
+            if type(a) is np.ndarray and type(b) is np.ndarray and a.itemsize <= 16 and b.itemsize <= 16:
+                try:
+                    return _NATURAL_GET((func, rule, a.shape, b.shape))(a, b)
+                except TypeError:  # no entry (None is not callable), an unhashable func, dtypes the ufunc refuses
+                    pass
+        result = _fast.apply_small(func, arrays, rule, out, dtype)
+        if result is not _fast.MISS:
+            return result
     plan = _plan(arrays, rule, names, attrs)
     return run_plan(plan, func, arrays, out=out, dtype=dtype)

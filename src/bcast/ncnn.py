@@ -55,11 +55,14 @@ from typing import Callable
 
 import numpy as np
 
+from . import _fast
 from ._format import brief, format_shape
 from .errors import InputError
 from .execute import MemoryBudgetError, run_plan
+from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -164,6 +167,7 @@ def _ufunc(f) -> Callable:
         f(x, y, out=out)
 
     kernel.__name__ = f.__name__
+    kernel.ufunc = f  # float32 in, float32 out: the small-op fast path calls it as it is
     return kernel
 
 
@@ -317,6 +321,15 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
     array([[ -9.,  -8.],
            [-17., -16.]], dtype=float32)
     """
+    if out is None and not with_scalar and not ncnn_order and type(a) is np.ndarray and type(b) is np.ndarray:
+        try:  # small ops: a dict lookup
+            fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
+        except TypeError:  # an unhashable op type: the full path says what is wrong
+            fast = False
+        if fast is None:
+            fast = _fast_build(op_type, a, b)
+        if fast:
+            return fast(a, b)
     o = op(op_type)
     _check_blob(o, "A", a)
     if with_scalar:
@@ -338,6 +351,51 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
+_FAST = PlanCache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST_GET = _FAST.get
+
+
+def _fast_build(op_type, a, b):
+    """The runner of a small two-blob call (remembered), or False (remembered too; the full
+    path then runs, and raises what is wrong): the kernel on the arrays as they are, when
+    numpy broadcasts them as ncnn does, else run_plan without the checks."""
+    try:
+        o = op(op_type)
+        _check_blob(o, "A", a)
+        _check_blob(o, "B", b)
+        prepared = _fast.prepared(plan(o.code, a.shape, b.shape))
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        prepared = None
+    runner = False
+    if prepared is not None and prepared.small:
+        shape, writer = prepared.plan.shape, _writer(o)
+        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+
+        def native(a, b):
+            result = np.empty(shape, np.float32)
+            token = quiet_set(quiet)
+            try:
+                o(a, b, result)
+            finally:
+                reset(token)
+            return result
+
+        ufunc = getattr(o.kernel, "ufunc", None)
+
+        def natural(a, b):
+            token = quiet_set(quiet)
+            try:
+                return ufunc(b, a) if o.swap else ufunc(a, b)
+            finally:
+                reset(token)
+
+        p = prepared.plan
+        runner = (natural if ufunc is not None else native) if prepared.native else \
+            (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
+    _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
+    return runner
+
+
 def _writer(o: Op) -> Callable:
     """The callable run_plan applies to the views: allocates the output unless given one."""
 
@@ -349,4 +407,4 @@ def _writer(o: Op) -> Callable:
         return out
 
     write.__name__ = f"ncnn {o.name}"
-    return write
+    return elementwise(write)

@@ -53,11 +53,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import materialize, output, run_plan, view
+from .execute import check_out, materialize, output, run_plan, view
+from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["LATEST_OPSET", "OPS", "Op", "Version", "ops", "plan", "run", "type_constraints", "onnx_type"]
 
@@ -285,10 +288,24 @@ def _mean(views, out):
     np.divide(out, len(views), out=out)
 
 
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _where(views, out):
+    """``out = cond ? x : y``, bit for bit.  numpy's masked copy runs one element at a
+    time; on the bits of a numeric type, ``y ^ ((x ^ y) * cond)`` takes three vector
+    loops and no temporary (a copy where ``out`` overlaps an input or the type is other)."""
     cond, x, y = views
-    np.copyto(out, y)
-    np.copyto(out, x, where=cond)
+    u = _UINT_OF_SIZE.get(out.dtype.itemsize) if out.dtype.kind in "biufcmM" else None
+    if u is None or x.dtype != out.dtype or y.dtype != out.dtype or np.may_share_memory(out, x) \
+            or np.may_share_memory(out, y):
+        np.copyto(out, y)
+        np.copyto(out, x, where=cond)
+        return
+    bits, y = out.view(u), y.view(u)
+    np.bitwise_xor(x.view(u), y, out=bits)
+    np.multiply(bits, cond, out=bits)
+    np.bitwise_xor(bits, y, out=bits)
 
 
 def _prelu(views, out):
@@ -671,27 +688,58 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     array([[1., 5.],
            [1., 6.]], dtype=float32)
     """
+    if len(inputs) == 2 and out is None and opset is None and not attrs and materialize is True:
+        a, b = inputs  # the commonest small call, looked up inline: one dict lookup, then the ufunc
+        if type(a) is _ndarray and type(b) is _ndarray:
+            try:
+                f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable op: the full path says what is wrong
+                f = None
+            if f is not None:
+                token = _QUIET_SET(_QUIET)
+                try:
+                    return f(a, b)
+                finally:
+                    _quiet_exit(token)
+    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
+        result = _fast_run(op, inputs, out)
+        if result is not _fast.MISS:
+            return result
     o = _get(op)
     version = o.version(opset)
     _check_materialize(o, materialize, out)
     checked = _check_attrs(o, version, attrs)
     _check_arity(o, version, len(inputs))
-    arrays = [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
+    arrays = _as_arrays(o, inputs)
     dtype = _check_types(o, version, arrays, checked)
     p = _plan(o, version, _shapes(o, arrays), checked)
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
         return o.runner(p, arrays, out, dtype, checked)
-    kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
+    return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
 
+
+# run() has no comprehension nor closure of its own: in it they would make cells on every call
+def _as_arrays(o: Op, inputs) -> list:
+    return [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
+
+
+def _kernel_attrs(o: Op, checked: dict) -> dict:
+    return {a.name: checked[a.name] for a in o.attrs}
+
+
+def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
+    """``o``'s kernel as run_plan calls it: ``f(*views, out=None)``."""
+
+    @elementwise  # every kernel computes each element from the same elements of the inputs
     def func(*views, out=None):
         if out is None:
-            out = np.empty(p.shape, dtype)
+            out = np.empty(shape, dtype)
         o.kernel(list(views), out, **kernel_attrs)
         return out
 
-    return run_plan(p, func, arrays, out=out, dtype=dtype)
+    return func
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:
@@ -701,3 +749,134 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
         raise InputError(f"onnx {op.name}: materialize=False is for Expand only (the other ops compute values)")
     if not materialize and out is not None:
         raise InputError(f"onnx {op.name}: out= and materialize=False do not go together (a view writes nothing)")
+
+
+# --------------------------------------------------------------------------- the small-op fast path
+#
+# Every check run() makes depends only on the op, the dtypes and the shapes
+# when there are no attributes and no opset: it is done once per such key and
+# the outcome kept.  A small op then costs a dict lookup and its kernel.
+
+
+def _fast_runner(prepared, kernel, dtype, ufunc, natural):
+    """``run(inputs, out)`` of a small op made ready (``out`` checked).  ``natural``:
+    the ufunc's own result type is ONNX's, so the ufunc may allocate."""
+    shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
+    enter, leave = _fast.quiet_enter, _fast.quiet_exit
+
+    def run(inputs, out):
+        xs = inputs if native else arrays(inputs)
+        if out is not None:
+            check_out(out, shape, dtype)
+        elif natural:
+            token = enter()
+            try:
+                return ufunc(*xs)
+            finally:
+                leave(token)
+        else:
+            out = np.empty(shape, dtype)
+        if ufunc is not None:
+            token = enter()
+            try:
+                ufunc(*xs, out=out)
+            finally:
+                leave(token)
+        else:
+            kernel([np.broadcast_to(x, shape) for x in xs], out)
+        return out
+
+    run.natural_ufunc = ufunc if natural else None
+    run.native = native
+    return run
+
+
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape...) -> runner, or False
+_FAST_GET = _FAST.get
+# two inputs: (op, dtype char, shape, dtype char, shape) -> (dtype, dtype, natural ufunc, runner); the
+# dtypes are then checked by identity (a char does not tell byte orders or string lengths apart)
+_BY_SHAPES = PlanCache()
+_BY_SHAPES_GET = _BY_SHAPES.get
+_quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
+_QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
+_ndarray = np.ndarray
+# two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
+# whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
+_NATURAL = PlanCache()
+_NATURAL_GET = _NATURAL.get
+
+
+def _fast_run(op, inputs, out):
+    """Run a call without attributes or opset through its runner; :data:`bcast._fast.MISS`
+    when it has none (then the full path runs, and raises what is wrong)."""
+    if type(op) is not str:
+        return _fast.MISS
+    if len(inputs) == 2:  # the common case spelled out: a small call is mostly this
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            entry = _BY_SHAPES_GET((op, a.dtype.char, a.shape, b.dtype.char, b.shape))
+            if entry is not None:
+                dtype_a, dtype_b, natural_ufunc, fast = entry
+                if a.dtype is dtype_a and b.dtype is dtype_b:
+                    if out is None and natural_ufunc is not None:
+                        token = _quiet_enter()
+                        try:
+                            return natural_ufunc(a, b)
+                        finally:
+                            _quiet_exit(token)
+                    return fast(inputs, out)
+    fast = _fast_prepare(op, inputs)
+    return fast(inputs, out) if fast else _fast.MISS
+
+
+def _fast_key(op, inputs) -> tuple | None:
+    if len(inputs) == 2:
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            return op, a.dtype, a.shape, b.dtype, b.shape
+        return None
+    key = [op]
+    for x in inputs:
+        if type(x) is not np.ndarray:
+            return None
+        key += (x.dtype, x.shape)
+    return tuple(key)
+
+
+def _fast_prepare(op, inputs):
+    """The runner (:func:`_fast_runner`) of a call without attributes or opset, or False (then
+    the full path runs, and raises what is wrong); remembered for its key."""
+    key = _fast_key(op, inputs)
+    if key is None or type(op) is not str:
+        return False
+    fast = _FAST_GET(key)
+    if fast is not None:
+        return fast
+    try:
+        fast = _fast_build(op, inputs)
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        fast = False
+    _FAST.put(key, fast)
+    if fast and len(inputs) == 2:  # numpy's builtin dtypes are singletons: identity is equality
+        a, b = inputs
+        _BY_SHAPES.put((op, a.dtype.char, a.shape, b.dtype.char, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
+        if fast.natural_ufunc is not None and fast.native:
+            _NATURAL.put((op, a.dtype, a.shape, b.dtype, b.shape), fast.natural_ufunc)
+    return fast
+
+
+def _fast_build(op, inputs):
+    o = _get(op)
+    version = o.version(None)
+    if o.runner is not None or o.shape_input is not None or o.kernel is None:
+        return False
+    checked = _check_attrs(o, version, {})
+    _check_arity(o, version, len(inputs))
+    dtype = _check_types(o, version, list(inputs), checked)
+    prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
+    if not prepared.small or prepared.reshapes is None:
+        return False
+    f = o.kernel.args[0] if isinstance(o.kernel, partial) and o.kernel.func is _ufunc else None
+    natural = f is not None and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
+    kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
+    return _fast_runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural)

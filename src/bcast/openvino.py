@@ -64,10 +64,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import execute
+from . import _fast, execute
 from ._format import brief, format_shape
 from .errors import InputError
+from .parallel import elementwise
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
 
@@ -94,7 +96,9 @@ TYPE_CLASSES = {
 # A kernel factory takes (op name, op attributes) and returns the function that
 # run_plan applies to the stride-0 views: ``f(*views, out=None)``, computing in
 # the inputs' element type (never promoted), with numpy's floating-point
-# warnings off (inf and nan are values here, as in OpenVINO).
+# warnings off (inf and nan are values here, as in OpenVINO).  Kernels marked
+# ``elementwise`` may run in threads on chunks of a large output; those that
+# check the divisor or size a float64 scratch first do all of it in one call.
 
 
 def _quiet(func: Callable) -> Callable:
@@ -108,7 +112,13 @@ def _quiet(func: Callable) -> Callable:
 
 def _ufunc(ufunc) -> Callable:
     """A numpy ufunc as it is: same-type inputs give the same type (or bool)."""
-    return lambda name, attrs: _quiet(ufunc)
+
+    def factory(name, attrs):
+        kernel = elementwise(_quiet(ufunc))
+        kernel.natural = ufunc  # the small-op fast path calls it on the arrays as they are
+        return kernel
+
+    return factory
 
 
 def _buffer(out, views, dtype):
@@ -223,7 +233,7 @@ def _pick(take_y: Callable) -> Callable:
             np.copyto(buf, y, where=take_y(x, y))
             return _deliver(buf, out)
 
-        return pick
+        return elementwise(pick)
 
     return factory
 
@@ -236,7 +246,7 @@ def _squared_difference(name, attrs):
         np.multiply(buf, buf, out=buf)
         return _deliver(buf, out)
 
-    return squared_difference
+    return elementwise(squared_difference)
 
 
 def _select(name, attrs):
@@ -246,7 +256,7 @@ def _select(name, attrs):
         np.copyto(buf, then, where=cond)
         return _deliver(buf, out)
 
-    return select
+    return elementwise(select)
 
 
 def _prelu(name, attrs):
@@ -257,7 +267,7 @@ def _prelu(name, attrs):
         np.multiply(x, slope, out=buf, where=x < 0)
         return _deliver(buf, out)
 
-    return prelu
+    return elementwise(prelu)
 
 
 # --------------------------------------------------------------------------- the op table
@@ -475,9 +485,67 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
+    if len(inputs) == 2 and out is None and not attrs and type(auto_broadcast) is str \
+            and auto_broadcast == "numpy" and type(axis) is int and axis == -1:  # small ops: a dict lookup
+        a, b = inputs
+        if type(a) is _ndarray and type(b) is _ndarray:
+            try:
+                fast = _FAST_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable op: the full path says what is wrong
+                fast = False
+            if fast is None:
+                fast = _fast_build(op, a, b)
+            if type(fast) is _UFUNC:  # numpy broadcasts as OpenVINO does: the ufunc as it is
+                token = _QUIET_SET(_QUIET)
+                try:
+                    return fast(a, b)
+                finally:
+                    _quiet_exit(token)
+            if fast:
+                return fast(a, b)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
     return _RUNNERS[spec.kind](spec, inputs, auto_broadcast, axis, out, attrs)
+
+
+# --------------------------------------------------------------------------- the small-op fast path
+#
+# A two-input element-wise call with the default broadcasting and no out= or
+# attributes is checked once per (op, dtypes, shapes): its runner is kept.
+
+
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or False (the full path runs)
+_FAST_GET = _FAST.get
+_QUIET_SET, _QUIET, _quiet_exit = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+_UFUNC, _ndarray = np.ufunc, np.ndarray
+
+
+def _fast_build(op, a, b):
+    """The runner of a small call (remembered), or False (remembered too); the full path raises."""
+    try:
+        spec = _lookup(op)
+        if spec.kind != "eltwise":
+            runner = False
+        else:
+            rule, _ = _auto_broadcast(spec, "numpy", -1)
+            dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
+            prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
+            kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
+            runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        runner = False
+    _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
+    return runner
+
+
+def _fast_runner(prepared, kernel, dtype):
+    if not prepared.small:
+        return False
+    ufunc = getattr(kernel, "natural", None)
+    if prepared.native and ufunc is not None:  # run() calls it on the arrays, warnings off
+        return ufunc
+    plan = prepared.plan
+    return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:

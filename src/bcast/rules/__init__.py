@@ -12,6 +12,7 @@ from ..dims import MAX_DIM
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
 from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
+from ._cache import PLANS, plan_key
 
 # Registration order is the order of ``bcast compare``.
 from . import numpy, unidirectional, none, pdpd, bidirectional, explicit  # noqa: E402,F401
@@ -69,6 +70,17 @@ def infer(*shapes, rule: str = "numpy", names=None, policy: str = "permissive", 
     ...
     bcast.errors.BroadcastError: numpy: cannot broadcast A (N,3) with B (M,1); policy strict: not provable from the shapes alone, it needs N == M or N == 1 or M == 1
     """
+    key = plan_key(rule, shapes, names, policy, attrs)
+    plan = PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _infer(shapes, rule, names, policy, attrs)
+        if key is not None:
+            PLANS.put(key, plan)
+    return plan
+
+
+def _infer(shapes, rule, names, policy, attrs) -> Plan:
+    """:func:`infer` without the plan cache."""
     r = get_rule(rule)
     if policy not in POLICIES:
         raise InputError(f"unknown policy {brief(policy)}; the policies are: {', '.join(POLICIES)}")

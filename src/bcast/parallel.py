@@ -1,0 +1,207 @@
+"""Threads and blocking for large element-wise ops: the output computed in tasks.
+
+numpy's ufuncs release the GIL, so threads that each run the op on a block
+of the output -- and the same blocks of the stride-0 input views -- run in
+parallel.  The blocks are :mod:`bcast._blocked`'s tasks: tiles over which
+every operand is contiguous (a short broadcast operand copied once into a
+per-thread scratch tile), or plain chunks along one axis.  Every element is
+computed by the same kernel, in the same order of steps, as in one call: the
+result is the same, bit for bit (a variadic Sum adds its inputs into each
+block in input order, as it does whole).  One thread runs the same tasks.
+
+- :func:`threads` / :func:`set_threads`: how many threads (default: the cores
+  this process may use, ``os.sched_getaffinity``; or ``BCAST_THREADS``).
+- Only outputs of at least :data:`MIN_ELEMENTS` elements are split among
+  threads: below, a thread costs more than it saves (the calling thread takes
+  tasks too).  Outputs of at least ``2 * bcast._blocked.TILE`` are blocked.
+- Only kernels known to be element-wise are split: numpy ufuncs with one
+  output, and callables marked with :func:`elementwise` (bcast's framework
+  kernels).  An ``out=`` that shares memory with an input is never split
+  (numpy would have buffered it).
+- Each task runs in a copy of the caller's context, so ``np.errstate`` holds
+  in the threads too; the first exception of any chunk is raised once every
+  chunk has finished.  The threads live in one persistent pool.
+
+>>> import numpy as np
+>>> previous = set_threads(2)
+>>> threads()
+2
+>>> a = np.arange(2 * MIN_ELEMENTS, dtype=np.float32).reshape(2, -1)
+>>> run_chunked(np.add, [a, np.broadcast_to(np.float32(1), a.shape)], np.empty_like(a))[0, :3]
+array([1., 2., 3.], dtype=float32)
+>>> _ = set_threads(previous)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _blocked, _recycle
+from ._blocked import split
+from ._format import brief
+from .errors import InputError
+
+__all__ = ["MIN_ELEMENTS", "elementwise", "is_elementwise", "run_chunked", "set_threads", "split", "threads",
+           "try_run"]
+
+#: Outputs smaller than this (elements) run in one thread (measured: benchmarks/run.py --only threshold).
+MIN_ELEMENTS = 1 << 21
+#: Chunks per thread: more than one evens out threads slowed by other processes.
+CHUNKS_PER_THREAD = 4
+
+_threads: int | None = None  # set explicitly; None = BCAST_THREADS or the usable cores
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _check(n: Any, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InputError(f"{what} must be a whole number of threads >= 1, got {brief(n)}")
+    return int(n)
+
+
+def threads() -> int:
+    """How many threads a large op uses: :func:`set_threads`'s value, else the
+    environment variable ``BCAST_THREADS``, else the cores this process may use."""
+    if _threads is not None:
+        return _threads
+    env = os.environ.get("BCAST_THREADS")
+    if env:
+        try:
+            return _check(int(env), "BCAST_THREADS")
+        except ValueError:
+            raise InputError(f"BCAST_THREADS must be a whole number of threads >= 1, got {brief(env)}") from None
+    return _usable_cores()
+
+
+def set_threads(n: int | None) -> int | None:
+    """Use ``n`` threads for large ops (1: never split); ``None`` restores the
+    default.  Returns the previous explicit setting (None if there was none)."""
+    global _threads
+    previous = _threads
+    _threads = None if n is None else _check(n, "set_threads")
+    return previous
+
+
+def elementwise(func: Callable) -> Callable:
+    """Mark ``func(*views, out=out)`` as element-wise: computing slices of ``out`` from the same
+    slices of the views gives the same values, and it raises nothing that depends on the values."""
+    func._bcast_elementwise = True
+    return func
+
+
+def is_elementwise(func: Callable) -> bool:
+    """A ufunc with one output, or a callable marked by :func:`elementwise`."""
+    if type(func) is np.ufunc:
+        return func.nout == 1
+    return getattr(func, "_bcast_elementwise", False) is True
+
+
+# --------------------------------------------------------------------------- the pool
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _get_pool(n: int) -> ThreadPoolExecutor:
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < n:
+            old = _pool
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="bcast"), n
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_chunked(func: Callable, views: list, out, n: int | None = None):
+    """``func(*views, out=out)`` computed by ``n`` threads (default :func:`threads`),
+    each on tasks of :func:`bcast._blocked.schedule` (blocks of ``out`` and the same
+    blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
+    n = threads() if n is None else n
+    plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
+    if n == 1 or len(plan.tasks) == 1:
+        scratch = _scratch()
+        for i in range(len(plan.tasks)):
+            plan.run(func, i, scratch)
+        return out
+    counter = itertools.count()
+    total = len(plan.tasks)
+
+    def worker():
+        scratch = _scratch()
+        for i in iter(counter.__next__, None):  # next() of a count is atomic: threads take tasks in turn
+            if i >= total:
+                return
+            plan.run(func, i, scratch)
+
+    pool = _get_pool(n - 1)
+    futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(n - 1)]
+    try:  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
+        worker()
+        mine = None
+    except Exception as e:  # raised once every task has finished, as the pool threads' errors
+        mine = e
+    errors = [mine] + [f.exception() for f in futures]  # waits for every thread
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    return out
+
+
+_local = threading.local()
+
+
+def _scratch() -> _blocked.Scratch:
+    """This thread's scratch buffer (a pool thread keeps its own for every call)."""
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = _blocked.Scratch()
+    return scratch
+
+
+def try_run(func: Callable, views: list, out, dtype) -> Any:
+    """The result of ``func(*views[, out=out])`` computed in threads, or None when this op
+    is not for threads (small, one thread, not element-wise, an ``out=`` that overlaps
+    an input, an output dtype that is not known); the caller then runs it in one call.
+
+    ``out``: the caller's output (checked), or None: allocated here, of ``dtype``
+    for a marked kernel, of numpy's result type for a ufunc."""
+    shape = views[0].shape if views else ()
+    size = math.prod(shape)
+    n = threads() if size >= MIN_ELEMENTS else 1
+    if (n < 2 and size < 2 * _blocked.TILE) or not is_elementwise(func):
+        return None
+    if out is None:
+        dtype = _ufunc_dtype(func, views) if type(func) is np.ufunc else dtype
+        if dtype is None:
+            return None
+        out = _recycle.empty(shape, dtype)
+    elif not isinstance(out, np.ndarray) or any(np.may_share_memory(out, v) for v in views):
+        return None
+    return run_chunked(func, views, out, n)
+
+
+def _ufunc_dtype(f: np.ufunc, views: list):
+    """The dtype ``f(*views)`` returns, or None if numpy has no loop for them (the caller's call raises)."""
+    try:
+        return f.resolve_dtypes(tuple(v.dtype for v in views) + (None,))[-1]
+    except (TypeError, ValueError):
+        return None
