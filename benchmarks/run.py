@@ -16,8 +16,8 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
   <= 3x for ``bcast.apply``, ``bcast.onnx.run``, ``bcast.openvino.run`` and ``bcast.ncnn.run``.
 - **shape**: ``bcast.result_shape`` against ``np.broadcast_shapes``, target
   <= 1.0x on the worst pair (benchmarks/bench_result_shape.py's pairs).
-- **lint**: ``bcast.lint`` of a large light model against
-  ``onnx.shape_inference.infer_shapes``, target <= 3x ("n/a" until bcast.lint exists).
+- **lint**: ``bcast.lint`` of the largest light model-zoo graph of the onnx wheel
+  (densenet121), for every target, against ``onnx.shape_inference.infer_shapes``, target <= 3x.
 - **memory**: the peak of the memory numpy allocates (tracemalloc) while
   running a large op without ``out=``, against inputs + output: target <= +5%.
 - **threshold**: where threads start to pay (bcast.parallel.MIN_ELEMENTS).
@@ -296,54 +296,34 @@ def bench_shape(quick: bool) -> None:
 # --------------------------------------------------------------------------- lint
 
 
-def light_model(nodes: int = 2000):
-    """A large light ONNX model: a chain of broadcasting Add/Mul/Where nodes with
-    symbolic and static dims, no weights."""
-    from onnx import TensorProto, helper
+def largest_light_model():
+    """The onnx wheel's largest light model-zoo graph (most nodes: densenet121), with its path."""
+    import glob
 
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 64, 32, 32]),
-              helper.make_tensor_value_info("c", TensorProto.FLOAT, [64, 1, 1]),
-              helper.make_tensor_value_info("r", TensorProto.FLOAT, [32]),
-              helper.make_tensor_value_info("m", TensorProto.BOOL, ["N", 1, 32, 1])]
-    ops = [("Add", ["c"]), ("Mul", ["r"]), ("Where", ["m", "c"])]
-    body, prev = [], "x"
-    for i in range(nodes):
-        op, extra = ops[i % len(ops)]
-        ins = [extra[0], prev, extra[1]] if op == "Where" else [prev, *extra]
-        body.append(helper.make_node(op, ins, [f"t{i}"], name=f"n{i}"))
-        prev = f"t{i}"
-    graph = helper.make_graph(body, "light", inputs, [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    import onnx
 
-
-def _lint_callable():
-    """``lint(model)`` of bcast.lint, or None (with the reason) where there is none yet."""
-    try:
-        import bcast.lint as lint_module
-    except ImportError:
-        return None, "no bcast.lint"
-    for name in ("lint_model", "lint"):
-        f = getattr(lint_module, name, None)
-        if callable(f):
-            return f, ""
-    return None, "bcast.lint has no lint() / lint_model()"
+    paths = glob.glob(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "*.onnx"))
+    models = [(onnx.load(p), p) for p in paths]
+    return max(models, key=lambda mp: len(mp[0].graph.node))
 
 
 def bench_lint(quick: bool) -> None:
-    lint, why = _lint_callable()
-    if lint is None:
-        print(f"\n## lint: n/a ({why})")
-        RESULTS.append(("lint", "bcast.lint / onnx.shape_inference.infer_shapes", f"n/a ({why})", "<= 3.00x", None))
-        return
     from onnx import shape_inference
 
-    model = light_model(500 if quick else 2000)
-    t = interleaved({"infer_shapes": lambda: shape_inference.infer_shapes(model),
-                     "bcast.lint": lambda: lint(model)}, rounds=3 if quick else 7, inner=1)
-    ratio = t["bcast.lint"] / t["infer_shapes"]
-    print(f"\n## lint of a {len(model.graph.node)}-node model: infer_shapes {t['infer_shapes'] * 1e3:.1f} ms, "
-          f"bcast.lint {t['bcast.lint'] * 1e3:.1f} ms, {ratio:.2f}x")
-    target("lint", "bcast.lint / onnx.shape_inference.infer_shapes", ratio, 3.0)
+    from bcast.linter import TARGETS, lint
+
+    model, path = largest_light_model()
+    cases = {"infer_shapes": lambda: shape_inference.infer_shapes(model)}
+    cases.update({f"lint {t}": (lambda t=t: lint(model, t)) for t in TARGETS})
+    t = interleaved(cases, rounds=3 if quick else 9, inner=1)
+    base = t["infer_shapes"]
+    print(f"\n## lint of {os.path.basename(path)} ({len(model.graph.node)} nodes, a ModelProto): "
+          f"infer_shapes {base * 1e3:.1f} ms")
+    for name in cases:
+        if name != "infer_shapes":
+            print(f"{name:<16} {t[name] * 1e3:6.1f} ms  {t[name] / base:5.2f}x")
+    worst = max(t[n] for n in cases if n != "infer_shapes") / base
+    target("lint", "bcast.lint / onnx.shape_inference.infer_shapes (worst target)", worst, 3.0)
 
 
 # --------------------------------------------------------------------------- memory

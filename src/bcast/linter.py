@@ -66,6 +66,7 @@ from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
 from .plan import Plan
 from .rules import infer
+from .rules._cache import PlanCache
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
@@ -157,10 +158,32 @@ class Site:
 # --------------------------------------------------------------------------- the walk
 
 
+def _resolve(op_type: str, domain: str, opset: int):
+    """``(Op, Version)`` of a broadcasting op at ``opset``, or None (not one of bcast's ops, or not yet)."""
+    op = bonnx.OPS.get(op_type)
+    if op is None or domain not in DEFAULT_DOMAINS:
+        return None
+    found = [v for v in op.versions if v.since <= opset]
+    return (op, found[-1]) if found else None
+
+
+_KNOWN_ATTRS: dict = {}  # (op name, version since) -> the attribute names it takes
+
+
+def _known_attrs(op: bonnx.Op, version: bonnx.Version) -> frozenset:
+    key = (op.name, version.since)
+    known = _KNOWN_ATTRS.get(key)
+    if known is None:
+        known = _KNOWN_ATTRS[key] = frozenset(a.name for a in op.attributes(version))
+    return known
+
+
 def _attrs(node, op: bonnx.Op, version: bonnx.Version) -> dict:
     """The node's attributes that the op's version takes (others, e.g. Add-1's consumed_inputs, do not
     bear on broadcasting)."""
-    known = {a.name for a in op.attributes(version)}
+    if not node.attribute:
+        return {}
+    known = _known_attrs(op, version)
     out = {}
     for a in node.attribute:
         if a.name in known:
@@ -210,16 +233,18 @@ def sites(model, shapes: Shapes):
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
     memo = {}
+    resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
     for i, node in enumerate(model.graph.node):
-        op = bonnx.OPS.get(node.op_type)
-        version = None
-        if op is not None and node.domain in DEFAULT_DOMAINS:
-            found = [v for v in op.versions if v.since <= opset]
-            version = found[-1] if found else None
-        if version is None:
-            shapes.follow(node)
+        kind = (node.op_type, node.domain)
+        found = resolved.get(kind, False)
+        if found is False:
+            found = resolved[kind] = _resolve(*kind, opset)
+        if found is None:
+            if shapes.bcast_only:
+                shapes.follow(node)
             yield i, node, None
             continue
+        op, version = found
         names = list(node.input)
         while names and not names[-1]:
             names.pop()  # optional inputs left out (Gemm's C)
@@ -363,6 +388,10 @@ class _Unsupported(Exception):
     pass
 
 
+#: The ops that move the batch axis of their first input; every other op keeps it at 0.
+_MOVES_BATCH = frozenset({"Transpose", "Unsqueeze", "Squeeze"})
+
+
 def _batch_moves(node, shapes: Shapes, b: int):
     """Where the batch axis ``b`` of a node's first input lands in its output (None: gone)."""
     if node.op_type == "Transpose":
@@ -405,10 +434,19 @@ class _Ncnn(_Target):
 
     def visit(self, node, site) -> None:
         batch = self.batch
-        batched = [(k, batch[n]) for k, n in enumerate(node.input) if n in batch]
-        if not batched:
-            return
-        if site is not None:
+        inputs = node.input
+        if site is None:  # the batch axis of the first input moves (Transpose...) or stays at 0
+            first = inputs[0] if inputs else ""
+            if first in batch:
+                where = _batch_moves(node, self.shapes, batch[first]) if node.op_type in _MOVES_BATCH else 0
+            elif any(n in batch for n in inputs):
+                where = 0
+            else:
+                return
+        else:
+            batched = [(k, batch[n]) for k, n in enumerate(inputs) if n in batch]
+            if not batched:
+                return
             plan = site.plan
             where = None
             if plan is not None:
@@ -416,13 +454,10 @@ class _Ncnn(_Target):
                 where = plan.axis_maps[k][b] if k < len(plan.axis_maps) else None
             elif site.shapes and site.shapes[0] is not None:
                 where = 0
-        elif batched[0][0] == 0:
-            where = _batch_moves(node, self.shapes, batched[0][1])
-        else:
-            where = 0
-        for out in node.output:
-            if where is not None and out:
-                self.batch[out] = where
+        if where is not None:
+            for out in node.output:
+                if out:
+                    batch[out] = where
 
     def context(self, site: Site) -> tuple:
         return tuple(self.batch.get(n) for n in site.inputs)
@@ -558,6 +593,11 @@ class Report:
                 "findings": [f.to_dict() for f in self.findings]}
 
 
+#: The target's rows of each distinct site, keyed on (target, site key, context): a check reads nothing else,
+#: and models repeat few shapes (bounded, as bcast's plan cache).
+_CHECKS = PlanCache()
+
+
 def lint_report(model, target: str = "onnx") -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
     if target not in TARGETS:
@@ -567,7 +607,6 @@ def lint_report(model, target: str = "onnx") -> Report:
     checker = _TARGETS[target](shapes, proto)
     report = Report(target, shapes.opset, len(proto.graph.node), 0)
     failed = {}  # output name -> label of the node that made it without a plan
-    memo = {}  # the target's rows of each distinct site (a model repeats few shapes)
     for _, node, site in sites(proto, shapes):
         checker.visit(node, site)
         if site is None:
@@ -575,12 +614,12 @@ def lint_report(model, target: str = "onnx") -> Report:
         report.checked += 1
         rows = _spec_findings(site, failed, checker)
         if site.plan is not None:
-            key = None if site.key is None else (site.key, checker.context(site))
-            found = memo.get(key) if key is not None else None
+            key = None if site.key is None else (target, site.key, checker.context(site))
+            found = _CHECKS.get(key) if key is not None else None
             if found is None:
-                found = checker.check(site)
+                found = tuple(checker.check(site))
                 if key is not None:
-                    memo[key] = found
+                    _CHECKS.put(key, found)
             rows += found
         else:
             failed.update({o: site.label for o in node.output})

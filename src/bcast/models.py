@@ -276,7 +276,7 @@ class Shapes:
         self._info = {v.name: v for v in (*g.input, *g.value_info, *g.output)}  # as onnx knows them
         self.initializers = {t.name: t for t in model.graph.initializer}
         self._shapes = {}  # name -> shape, filled on demand and by set()
-        self._bcast_only = set()  # names whose shape bcast knows and onnx did not
+        self.bcast_only = set()  # names whose shape bcast knows and onnx did not
         self.graph = model.graph
 
     def get(self, name: str):
@@ -302,7 +302,7 @@ class Shapes:
     def set(self, name: str, shape, elem_type: int | None = None) -> None:
         """Store a shape bcast computed (a broadcasting op's output)."""
         if self.get(name) is None:  # onnx did not know it
-            self._bcast_only.add(name)
+            self.bcast_only.add(name)
             if elem_type and name not in self._info:
                 self._info[name] = onnx.helper.make_tensor_value_info(name, elem_type, None)
         self._shapes[name] = tuple(shape)
@@ -311,7 +311,7 @@ class Shapes:
         """A ValueInfoProto for every value whose shape bcast knows and onnx's inference did not (for
         tools that need the shapes in the model, e.g. onnx's version converter)."""
         return [onnx.helper.make_tensor_value_info(n, self.elem_type(n), [_proto_dim(d) for d in self._shapes[n]])
-                for n in sorted(self._bcast_only) if self._shapes.get(n) is not None]
+                for n in sorted(self.bcast_only) if self._shapes.get(n) is not None]
 
     def constant(self, name: str):
         """The values of an initializer, as a numpy array, or None."""
@@ -321,7 +321,7 @@ class Shapes:
     def follow(self, node) -> None:
         """For a node that is not a broadcasting op: when one of its inputs has a shape only
         bcast knows and an output has none, run onnx's inference on this node alone."""
-        if not self._bcast_only or not any(n in self._bcast_only for n in node.input) or all(self.get(o) is not None for o in node.output):
+        if not self.bcast_only or not any(n in self.bcast_only for n in node.input) or all(self.get(o) is not None for o in node.output):
             return
         if any(n and self.get(n) is None for n in node.input) or node.domain not in DEFAULT_DOMAINS:
             return
@@ -340,7 +340,7 @@ class Shapes:
             if shape is not None:
                 self._info[name] = onnx.helper.make_value_info(name, t)
                 self._shapes[name] = shape
-                self._bcast_only.add(name)
+                self.bcast_only.add(name)
 
 
 def _proto_dim(d):
