@@ -47,7 +47,7 @@ def split_everything(monkeypatch):
 
 
 def clear_fast_paths():
-    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._BY_SHAPES, bcast.onnx._NATURAL,
+    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._NATURAL,
                   bcast.openvino._FAST, bcast.ncnn._FAST):
         cache.clear()
 

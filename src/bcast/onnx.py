@@ -761,27 +761,18 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
 def _fast_runner(prepared, kernel, dtype, ufunc, natural):
     """``run(inputs, out)`` of a small op made ready (``out`` checked).  ``natural``:
     the ufunc's own result type is ONNX's, so the ufunc may allocate."""
-    shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
-    enter, leave = _fast.quiet_enter, _fast.quiet_exit
+    shape, native, arrays, quiet = prepared.plan.shape, prepared.native, prepared.arrays, _fast.quiet
 
     def run(inputs, out):
         xs = inputs if native else arrays(inputs)
         if out is not None:
             check_out(out, shape, dtype)
         elif natural:
-            token = enter()
-            try:
-                return ufunc(*xs)
-            finally:
-                leave(token)
+            return quiet(ufunc, *xs)
         else:
             out = np.empty(shape, dtype)
         if ufunc is not None:
-            token = enter()
-            try:
-                ufunc(*xs, out=out)
-            finally:
-                leave(token)
+            quiet(ufunc, *xs, out=out)
         else:
             kernel([np.broadcast_to(x, shape) for x in xs], out)
         return out
@@ -793,11 +784,7 @@ def _fast_runner(prepared, kernel, dtype, ufunc, natural):
 
 _FAST = PlanCache()  # (op, dtype, shape, dtype, shape...) -> runner, or False
 _FAST_GET = _FAST.get
-# two inputs: (op, dtype char, shape, dtype char, shape) -> (dtype, dtype, natural ufunc, runner); the
-# dtypes are then checked by identity (a char does not tell byte orders or string lengths apart)
-_BY_SHAPES = PlanCache()
-_BY_SHAPES_GET = _BY_SHAPES.get
-_quiet_enter, _quiet_exit = _fast.quiet_enter, _fast.quiet_exit
+_quiet_exit = _fast.quiet_exit
 _QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
 _ndarray = np.ndarray
 # two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
@@ -809,22 +796,6 @@ _NATURAL_GET = _NATURAL.get
 def _fast_run(op, inputs, out):
     """Run a call without attributes or opset through its runner; :data:`bcast._fast.MISS`
     when it has none (then the full path runs, and raises what is wrong)."""
-    if type(op) is not str:
-        return _fast.MISS
-    if len(inputs) == 2:  # the common case spelled out: a small call is mostly this
-        a, b = inputs
-        if type(a) is np.ndarray and type(b) is np.ndarray:
-            entry = _BY_SHAPES_GET((op, a.dtype.char, a.shape, b.dtype.char, b.shape))
-            if entry is not None:
-                dtype_a, dtype_b, natural_ufunc, fast = entry
-                if a.dtype is dtype_a and b.dtype is dtype_b:
-                    if out is None and natural_ufunc is not None:
-                        token = _quiet_enter()
-                        try:
-                            return natural_ufunc(a, b)
-                        finally:
-                            _quiet_exit(token)
-                    return fast(inputs, out)
     fast = _fast_prepare(op, inputs)
     return fast(inputs, out) if fast else _fast.MISS
 
@@ -857,11 +828,8 @@ def _fast_prepare(op, inputs):
     except (InputError, ValueError):  # BroadcastError is a ValueError
         fast = False
     _FAST.put(key, fast)
-    if fast and len(inputs) == 2:  # numpy's builtin dtypes are singletons: identity is equality
-        a, b = inputs
-        _BY_SHAPES.put((op, a.dtype.char, a.shape, b.dtype.char, b.shape), (a.dtype, b.dtype, fast.natural_ufunc, fast))
-        if fast.natural_ufunc is not None and fast.native:
-            _NATURAL.put((op, a.dtype, a.shape, b.dtype, b.shape), fast.natural_ufunc)
+    if fast and len(inputs) == 2 and fast.natural_ufunc is not None and fast.native:
+        _NATURAL.put(key, fast.natural_ufunc)
     return fast
 
 
