@@ -187,3 +187,33 @@ def test_compare_python_api():
     assert rows["numpy"]["shape"] == [2, 3] and rows["pdpd"]["ok"] is None
     with pytest.raises(bcast.InputError):
         bcast.compare("2,,3")
+
+
+# Without an optional dependency a command says which extra to install: one line, exit 2, no traceback.
+_BLOCKED = """
+import sys
+for name in {blocked!r}:
+    sys.modules[name] = None  # as if not installed: importing it raises ImportError
+from bcast.cli import main
+sys.exit(main({argv!r}))
+"""
+
+
+@pytest.mark.parametrize("blocked, argv, extra", [
+    (("onnx",), ["lint", "examples/legacy_add.onnx"], "bcast[onnx]"),
+    (("onnx",), ["rewrite", "examples/legacy_add.onnx", "--target", "onnx", "-o", "never-written.onnx"], "bcast[onnx]"),
+    (("hypothesis",), ["conformance"], "bcast[hypothesis]"),
+])
+def test_missing_optional_dependency_is_one_line(blocked, argv, extra, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    argv = [str(root / a) if a.startswith("examples/") else a for a in argv]
+    r = subprocess.run([sys.executable, "-c", _BLOCKED.format(blocked=blocked, argv=argv)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"bcast {argv[0]}: error: ") and extra in r.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written

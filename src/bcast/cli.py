@@ -332,7 +332,7 @@ def _cmd_compare(args, out) -> int:
 
 def _cmd_conformance(args, out) -> int:
     try:
-        from . import conformance
+        from . import conformance, strategies  # noqa: F401 (strategies: the random cases need hypothesis)
         from .conformance_html import write_html
     except ImportError as e:
         raise InputError(f"conformance needs hypothesis and numpy ({e}): pip install 'bcast[test]'") from None

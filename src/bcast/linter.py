@@ -54,14 +54,15 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-import onnx
+from .models import DEFAULT_DOMAINS, Shapes, load, node_label  # first: without onnx, its one-line InputError
+
+import onnx  # noqa: E402
 
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
 from .dims import UNKNOWN, is_one, json_shape
 from .errors import BroadcastError, InputError
-from .models import DEFAULT_DOMAINS, Shapes, load, node_label
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
 from .plan import Plan

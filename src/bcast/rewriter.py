@@ -38,13 +38,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-import onnx
-from onnx import helper, numpy_helper
+from .models import Shapes, load, save_atomic  # first: without onnx, its one-line InputError
+
+import onnx  # noqa: E402
+from onnx import helper, numpy_helper  # noqa: E402
 
 from ._format import format_shape
 from .errors import InputError
 from .linter import lint, sites
-from .models import Shapes, load, save_atomic
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 
 __all__ = ["TARGETS", "Rewrite", "rewrite"]
