@@ -407,4 +407,6 @@ def _writer(o: Op) -> Callable:
         return out
 
     write.__name__ = f"ncnn {o.name}"
+    if getattr(o.kernel, "ufunc", None) is not None:  # bcast.parallel may run it as a compiled loop
+        write._bcast_ufunc = (o.kernel.ufunc, o.swap)
     return elementwise(write)

@@ -739,6 +739,8 @@ def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
         o.kernel(list(views), out, **kernel_attrs)
         return out
 
+    if isinstance(o.kernel, partial) and o.kernel.func is _ufunc:  # a ufunc with warnings off
+        func._bcast_ufunc = (o.kernel.args[0], False)
     return func
 
 

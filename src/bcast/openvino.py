@@ -115,6 +115,7 @@ def _ufunc(ufunc) -> Callable:
 
     def factory(name, attrs):
         kernel = elementwise(_quiet(ufunc))
+        kernel._bcast_ufunc = (ufunc, False)  # bcast.parallel may run it as a compiled loop
         kernel.natural = ufunc  # the small-op fast path calls it on the arrays as they are
         return kernel
 
@@ -485,8 +486,9 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
-    if len(inputs) == 2 and out is None and not attrs and type(auto_broadcast) is str \
-            and auto_broadcast == "numpy" and type(axis) is int and axis == -1:  # small ops: a dict lookup
+    # small ops: a dict lookup.  ``is``: the defaults (and a literal "numpy", interned) take this
+    # path in two pointer compares; an equal value built at run time takes the full path.
+    if len(inputs) == 2 and out is None and not attrs and auto_broadcast is _NUMPY and axis is _LAST:
         a, b = inputs
         if type(a) is _ndarray and type(b) is _ndarray:
             try:
@@ -515,6 +517,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 
 
 _FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or False (the full path runs)
+_NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
 _QUIET_SET, _QUIET, _quiet_exit = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
 _UFUNC, _ndarray = np.ufunc, np.ndarray

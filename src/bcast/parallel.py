@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _blocked, _recycle
+from . import _blocked, _kernels, _recycle
 from ._blocked import split
 from ._format import brief
 from .errors import InputError
@@ -196,7 +196,8 @@ def try_run(func: Callable, views: list, out, dtype) -> Any:
         out = _recycle.empty(shape, dtype)
     elif not isinstance(out, np.ndarray) or any(np.may_share_memory(out, v) for v in views):
         return None
-    return run_chunked(func, views, out, n)
+    done = _kernels.try_run(func, views, out, n, _get_pool)  # a compiled loop, where one gives numpy's bits
+    return done if done is not None else run_chunked(func, views, out, n)
 
 
 def _ufunc_dtype(f: np.ufunc, views: list):
