@@ -313,6 +313,9 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         raise InputError(f"{plan.rule}: the plan has {len(plan.inputs)} inputs, got {len(arrays)} arrays")
     xp = namespace(*arrays)
     lazy = _is_lazy(arrays)
+    f = _function(xp, func)
+    if xp is np:
+        arrays = _weak_scalars(f, arrays)
     if out is not None:
         if lazy:
             raise InputError("out= cannot be used with lazy (dask) arrays: the result is itself lazy")
@@ -320,7 +323,6 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     elif not lazy:
         check_memory(plan.shape, _result_dtype(arrays, dtype))
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]
-    f = _function(xp, func)
     try:
         if xp is np and not lazy:  # large element-wise ops: chunks of the output in threads
             result = parallel.try_run(f, views, out, dtype)
@@ -334,6 +336,29 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values: integers
         raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None  # to negative powers), an out= it cannot take
+
+
+_WEAK = (int, float, complex)
+
+
+def _weak_scalars(f: Callable, arrays: list) -> list:
+    """Python scalars as 0-d arrays of the type numpy gives them in the ufunc ``f`` (NEP 50:
+    ``int8_array + 1`` is int8), so that their views promote as the scalars do.
+
+    >>> [x.dtype for x in _weak_scalars(np.add, [np.ones(2, np.int8), 1])]
+    [dtype('int8'), dtype('int8')]
+    """
+    if type(f) is not np.ufunc or f.nin != len(arrays) or not any(type(x) in _WEAK for x in arrays):
+        return arrays
+    try:
+        loop = f.resolve_dtypes(tuple(type(x) if type(x) in _WEAK else np.asarray(x).dtype for x in arrays)
+                                + (None,) * f.nout)
+    except (TypeError, ValueError):  # no loop: the call raises, and says why
+        return arrays
+    try:
+        return [np.asarray(x, loop[i]) if type(x) in _WEAK else x for i, x in enumerate(arrays)]
+    except OverflowError as e:  # numpy: "Python integer 1000 out of bounds for int8"
+        raise InputError(f"{f.__name__}: {e}") from None
 
 
 def _function(xp, func: Callable | str) -> Callable:
