@@ -182,12 +182,15 @@ def apply_small(func, arrays, rule, out, dtype):
             result = f(*xs)
             if p.native and len(xs) == 2 and p.plan.shape and type(func) in (str, np.ufunc):
                 NATURAL.put((func, *key), f)
-            return result if type(result) is np.ndarray else np.asarray(result)  # rank 0: an array
+            # rank 0: an array, not a scalar (a ufunc of two outputs gives a tuple, as on the full path)
+            return result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
         from .execute import check_out
 
         check_out(out, p.plan.shape, dtype)
         return f(*xs, out=out)
-    except TypeError as e:  # numpy: a ufunc that does not take these dtypes
+    except InputError:  # a bad out=
+        raise
+    except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values)
         raise InputError(f"{f.__name__}: {e}") from None
 
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _fast, parallel
 from ._format import brief, format_shape
-from .errors import InputError
+from .errors import BroadcastError, InputError
 from .plan import Plan
 from .rules import infer
 
@@ -177,10 +177,18 @@ def memory_budget_set(budget: int | str | None):
         _budget = previous
 
 
+def _dtype(dtype: Any) -> np.dtype:
+    """``np.dtype(dtype)``, or an InputError naming what was given."""
+    try:
+        return np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InputError(f"dtype= must be a numpy dtype (e.g. np.float32 or 'int8'), got {brief(dtype)}") from None
+
+
 def check_memory(shape: tuple, dtype: Any, *, what: str = "output") -> int:
     """Refuse (:class:`MemoryBudgetError`) an allocation of ``shape`` x ``dtype``
     over the budget; return its size in bytes.  Nothing is allocated here."""
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    nbytes = math.prod(shape) * _dtype(dtype).itemsize
     if nbytes > 2**20:  # small outputs never need to ask the system
         budget = memory_budget()
         if nbytes > budget:
@@ -262,11 +270,11 @@ def view(x: Any, plan: Plan, i: int, xp=None):
 
 def check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
     """Refuse (:class:`InputError`) an ``out=`` that is not a writable array of ``shape`` (and ``dtype``)."""
-    if not hasattr(out, "shape"):
+    if not hasattr(out, "shape") or not isinstance(out.shape, tuple):
         raise InputError(f"out= must be an array, got {type(out).__name__}")
     if tuple(out.shape) != tuple(shape):
         raise InputError(f"out= has shape {format_shape(tuple(out.shape))}; the result has shape {format_shape(shape)}")
-    if dtype is not None and is_numpy(out) and out.dtype != np.dtype(dtype):
+    if dtype is not None and is_numpy(out) and out.dtype != _dtype(dtype):
         raise InputError(f"out= has dtype {out.dtype}; the result has dtype {np.dtype(dtype)}")
     if is_numpy(out) and not out.flags.writeable:
         raise InputError("out= is read-only")
@@ -305,6 +313,9 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         raise InputError(f"{plan.rule}: the plan has {len(plan.inputs)} inputs, got {len(arrays)} arrays")
     xp = namespace(*arrays)
     lazy = _is_lazy(arrays)
+    f = _function(xp, func)
+    if xp is np:
+        arrays = _weak_scalars(f, arrays)
     if out is not None:
         if lazy:
             raise InputError("out= cannot be used with lazy (dask) arrays: the result is itself lazy")
@@ -312,7 +323,6 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     elif not lazy:
         check_memory(plan.shape, _result_dtype(arrays, dtype))
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]
-    f = _function(xp, func)
     try:
         if xp is np and not lazy:  # large element-wise ops: chunks of the output in threads
             result = parallel.try_run(f, views, out, dtype)
@@ -322,8 +332,33 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
             return f(*views, out=out)
         result = f(*views)
         return np.asarray(result) if isinstance(result, np.generic) else result  # rank 0: an array, not a scalar
-    except TypeError as e:  # numpy: a ufunc that does not take these dtypes, or an out= it cannot cast to
-        raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None
+    except (BroadcastError, InputError):  # a kernel's own refusal (openvino's integer division by zero...)
+        raise
+    except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values: integers
+        raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None  # to negative powers), an out= it cannot take
+
+
+_WEAK = (int, float, complex)
+
+
+def _weak_scalars(f: Callable, arrays: list) -> list:
+    """Python scalars as 0-d arrays of the type numpy gives them in the ufunc ``f`` (NEP 50:
+    ``int8_array + 1`` is int8), so that their views promote as the scalars do.
+
+    >>> [x.dtype for x in _weak_scalars(np.add, [np.ones(2, np.int8), 1])]
+    [dtype('int8'), dtype('int8')]
+    """
+    if type(f) is not np.ufunc or f.nin != len(arrays) or not any(type(x) in _WEAK for x in arrays):
+        return arrays
+    try:
+        loop = f.resolve_dtypes(tuple(type(x) if type(x) in _WEAK else np.asarray(x).dtype for x in arrays)
+                                + (None,) * f.nout)
+    except (TypeError, ValueError):  # no loop: the call raises, and says why
+        return arrays
+    try:
+        return [np.asarray(x, loop[i]) if type(x) in _WEAK else x for i, x in enumerate(arrays)]
+    except OverflowError as e:  # numpy: "Python integer 1000 out of bounds for int8"
+        raise InputError(f"{f.__name__}: {e}") from None
 
 
 def _function(xp, func: Callable | str) -> Callable:
@@ -402,7 +437,8 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
             if type(a) is np.ndarray and type(b) is np.ndarray and a.itemsize <= 16 and b.itemsize <= 16:
                 try:
                     return _NATURAL_GET((func, rule, a.shape, b.shape))(a, b)
-                except TypeError:  # no entry (None is not callable), an unhashable func, dtypes the ufunc refuses
+                except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
+                    # or values the ufunc refuses (the full path says so)
                     pass
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:

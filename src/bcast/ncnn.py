@@ -49,6 +49,7 @@ bcast.errors.BroadcastError: ncnn: cannot broadcast A (2,3,4) with B (3,4): ... 
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Callable
@@ -256,9 +257,21 @@ def _check_blob(o: Op, name: str, x) -> None:
 
 
 def _check_scalar(o: Op, scalar) -> np.float32:
+    """The scalar as ncnn reads param 2 (strtof): rounded to float32, +-inf past its range."""
     if isinstance(scalar, bool) or not isinstance(scalar, numbers.Real):
         raise InputError(f"ncnn BinaryOp {o.name}: scalar must be a real number (param 2=b); got {brief(scalar)}")
-    return np.float32(scalar)
+    try:
+        value = float(scalar)
+    except OverflowError:  # an int past float64's range
+        value = math.inf if scalar > 0 else -math.inf
+    with np.errstate(over="ignore"):
+        return np.float32(value)
+
+
+def _check_flag(o: Op, name: str, value) -> bool:
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise InputError(f"ncnn BinaryOp {o.name}: {name} must be True or False; got {brief(value)}")
 
 
 def plan(op_type, a_shape, b_shape=(), *, ncnn_order: bool = False) -> Plan:
@@ -321,7 +334,8 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
     array([[ -9.,  -8.],
            [-17., -16.]], dtype=float32)
     """
-    if out is None and not with_scalar and not ncnn_order and type(a) is np.ndarray and type(b) is np.ndarray:
+    if with_scalar is False and ncnn_order is False and out is None and type(a) is np.ndarray \
+            and type(b) is np.ndarray:
         try:  # small ops: a dict lookup
             fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
         except TypeError:  # an unhashable op type: the full path says what is wrong
@@ -331,6 +345,7 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         if fast:
             return fast(a, b)
     o = op(op_type)
+    with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
     _check_blob(o, "A", a)
     if with_scalar:
         if b is not None:

@@ -56,7 +56,7 @@ import numpy as np
 from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import check_out, materialize, output, run_plan, view
+from .execute import check_memory, check_out, materialize, output, run_plan, view
 from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
@@ -257,6 +257,7 @@ def _pow(views, out):
     x, y = views
     with np.errstate(all="ignore"):
         if out.dtype.kind in "iu" and y.dtype.kind in "iu":
+            check_memory(out.shape, np.uint64, what="Pow's uint64 intermediate")
             # |Y| as uint64 and X mod 2**64: the power wraps mod 2**64, exact mod 2**bits once cast back
             exp = (np.abs(y.astype(np.int64, copy=False)) if y.dtype.kind == "i" else y).astype(np.uint64)
             np.copyto(out, np.power(x.astype(np.uint64), exp), casting="unsafe")
@@ -267,6 +268,7 @@ def _pow(views, out):
             return
         both_float = _is_float(x.dtype) and _is_float(y.dtype)
         work = np.result_type(x.dtype, y.dtype) if both_float else np.float64
+        check_memory(out.shape, work, what=f"Pow's {np.dtype(work).name} intermediate")
         r = np.power(x.astype(work, copy=False), y.astype(work, copy=False))
         np.copyto(out, r, casting="unsafe")
 
@@ -329,9 +331,12 @@ def _gemm(p: Plan, arrays: list, out, dtype, attrs: dict):
     c = arrays[2] if len(arrays) == 3 and attrs["beta"] != 0 else None
     out = output(p.shape, dtype, out)
     alpha, beta = attrs["alpha"], attrs["beta"]
+    scaled_ints = dtype.kind in "iu" and (alpha != 1 or (c is not None and beta != 1))
+    if scaled_ints:
+        check_memory(p.shape, np.float64, what="Gemm's float64 intermediate")
     with np.errstate(all="ignore"):
         np.matmul(a, b, out=out)
-        if dtype.kind in "iu" and (alpha != 1 or (c is not None and beta != 1)):
+        if scaled_ints:
             r = out * alpha
             if c is not None:
                 r += view(c, p, 2) * beta

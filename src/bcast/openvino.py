@@ -408,7 +408,8 @@ def _op_attrs(spec: Op, attrs: dict) -> dict:
                          "auto_broadcast, axis and out= are keywords of run)")
     out = {k: (known[k] if attrs.get(k) is None else attrs[k]) for k in known}
     for k in ("python_division", "materialize"):
-        if k in out and not (isinstance(out[k], (bool, np.bool_)) or out[k] in (0, 1)):
+        if k in out and not (isinstance(out[k], (bool, np.bool_)) or isinstance(out[k], (int, np.integer))
+                             and out[k] in (0, 1)):
             raise InputError(f"openvino {spec.name}: attribute {k} must be True or False, got {brief(out[k])}")
     return out
 
