@@ -188,6 +188,7 @@ CASES = {
         (((2, 1), (4, 2, 1)), dict(rule="numpy", op="Mean")),
     ],
     "ncnn-fast-math": [],  # values, not shapes
+    "onnxruntime-where-negative-zero": [],  # values, not shapes
 }
 
 
@@ -1048,6 +1049,24 @@ def _onnx():
     from bcast.oracles import reference
 
     return onnx, reference
+
+
+def test_onnxruntime_where_loses_the_sign_of_zero():
+    """A deviation of values (no shape case, no check): onnxruntime's Where gives +0.0 for an X of -0.0
+    that cond selects; bcast.onnx.run returns X's element, -0.0, as the spec says."""
+    ort, oracle = _ort()
+    dev = "onnxruntime-where-negative-zero"
+    assert DEV[dev].check is None and not CASES[dev]
+    for dtype in (np.float32, np.float64):
+        cond = np.array([True, False, True, False])
+        x = np.array([-0.0, -0.0, -0.0, 1.0], dtype)
+        y = np.array([-0.0, -0.0, 5.0, -0.0], dtype)
+        (got,) = oracle.run("Where", [cond, x, y])
+        if np.signbit(got[0]) and np.signbit(got[2]):
+            _fixed(dev, ort, f"Where keeps -0.0 from X ({dtype.__name__})")
+        assert list(np.signbit(got)) == [False, True, False, True]  # from X: +0.0; from Y: -0.0 kept
+        spec = bcast.onnx.run("Where", cond, x, y)
+        assert list(np.signbit(spec)) == [True, True, True, True]
 
 
 def _ort():

@@ -248,3 +248,13 @@ def test_lazy_exports():
     assert bcast.apply is apply and bcast.MemoryBudgetError is MemoryBudgetError
     with pytest.raises(AttributeError):
         bcast.no_such_thing
+
+
+@pytest.mark.parametrize("func, n", [(np.negative, 2), (np.maximum, 3), ("negative", 2), (np.add, 1)])
+def test_ufunc_arity(func, n):
+    """numpy takes extra positional arrays as outputs (np.negative(a, b) writes into b): bcast refuses."""
+    arrays = [np.arange(3.0) for _ in range(n)]
+    before = [x.copy() for x in arrays]
+    with pytest.raises(InputError, match=r"takes \d inputs?, got \d arrays"):
+        bcast.apply(func, *arrays)
+    assert all(np.array_equal(x, y) for x, y in zip(arrays, before))

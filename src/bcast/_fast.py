@@ -174,7 +174,7 @@ def apply_small(func, arrays, rule, out, dtype):
         p = _prepare_small(rule, arrays)
         APPLY.put(key, p)
     f = func if type(func) is np.ufunc else ufunc(func)
-    if not p or f is None:
+    if not p or f is None or f.nin != len(arrays):  # a wrong count: the full path says so
         return MISS
     xs = arrays if p.native else p.arrays(arrays)
     try:

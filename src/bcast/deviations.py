@@ -1040,6 +1040,14 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "tests/test_deviations.py::test_reference_gemm_takes_any_rank", _reference_gemm_any_rank,
     ),
     Deviation(
+        "onnxruntime-where-negative-zero", "onnxruntime", _ORT, ("numpy",),
+        "Where",
+        "float32 or float64; an element taken from X (cond true) that is -0.0, e.g. Where(True, -0.0, 5.0)",
+        "returns +0.0: the sign of a zero taken from X is lost (one taken from Y keeps it)",
+        "\"Return elements, either from X or Y, depending on condition\": the element of X, -0.0",
+        "tests/test_deviations.py::test_onnxruntime_where_loses_the_sign_of_zero", check=None, only_ops=("Where",),
+    ),
+    Deviation(
         "ncnn-fast-math", "ncnn (PyPI wheel, x86-64)", _NCNN, ("ncnn",),
         "BinaryOp DIV, FLOOR_DIVIDE, POW, ATAN2, FMOD, REMAINDER and their R- forms; MIN",
         "any shapes; these values (finite ones, and NaN for MIN): a zero divisor; a POW base <= 0; ATAN2(-0, x) "

@@ -314,6 +314,8 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     xp = namespace(*arrays)
     lazy = _is_lazy(arrays)
     f = _function(xp, func)
+    if type(f) is np.ufunc and f.nin != len(arrays):  # numpy would take the extra arrays as outputs
+        raise InputError(f"{f.__name__} takes {f.nin} input{'s' * (f.nin != 1)}, got {len(arrays)} arrays")
     if xp is np:
         arrays = _weak_scalars(f, arrays)
     if out is not None:
