@@ -98,12 +98,13 @@ def _read(path: str) -> bytes:
         raise InputError(f"{path}: no such file") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _PROTOBUF_LIMIT:
+        os.close(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{path}: not a regular file")
-        if info.st_size > _PROTOBUF_LIMIT:
-            raise InputError(f"{path}: larger than protobuf's 2 GiB limit (weights belong in external data)")
+        raise InputError(f"{path}: larger than protobuf's 2 GiB limit (weights belong in external data)")
+    with os.fdopen(fd, "rb") as f:
         try:
             data = f.read(info.st_size + 1)  # read(n) allocates n bytes first: the size, not the limit
         except OSError as e:
