@@ -32,6 +32,7 @@ This module imports onnx: ``import bcast`` never imports it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 
@@ -99,11 +100,10 @@ def _read(path: str) -> bytes:
     except OSError as e:
         raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > _PROTOBUF_LIMIT:
+    problem = _unreadable(info)
+    if problem:
         os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: not a regular file")
-        raise InputError(f"{path}: larger than protobuf's 2 GiB limit (weights belong in external data)")
+        raise InputError(f"{path}: {problem}")
     with os.fdopen(fd, "rb") as f:
         try:
             data = f.read(info.st_size + 1)  # read(n) allocates n bytes first: the size, not the limit
@@ -112,6 +112,21 @@ def _read(path: str) -> bytes:
     if len(data) > info.st_size:
         raise InputError(f"{path}: the file grew while bcast read it")
     return data
+
+
+def _unreadable(info) -> str | None:
+    """Why a file (its ``os.stat``) is not read at all: not a regular file, or too large."""
+    from .execute import format_bytes, memory_budget
+
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > _PROTOBUF_LIMIT:
+        return "larger than protobuf's 2 GiB limit (weights belong in external data)"
+    budget = memory_budget()
+    if info.st_size > budget:
+        return (f"its {format_bytes(info.st_size)} are over the memory budget of {format_bytes(budget)} "
+                "(set BCAST_MEMORY_BUDGET or bcast.set_memory_budget to change it)")
+    return None
 
 
 def _varint(data: bytes, i: int) -> tuple:
@@ -192,7 +207,31 @@ def _check_structure(model, where: str) -> None:
     if not model.graph.output:
         raise InputError(f"{where}: the graph has no outputs (a truncated file?)")
     _check_nodes(_all_nodes(model), where)
+    _check_text(model, where)
 
+
+def _strings(graph):
+    """The string fields of a graph that bcast reads, a tuple a node (names, op types, domains, dim params,
+    external data)."""
+    for v in (*graph.input, *graph.output, *graph.value_info):
+        dims = v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ()
+        yield (v.name, *(d.dim_param for d in dims))
+    for t in graph.initializer:
+        yield (t.name, *(e.value for e in t.external_data))
+    for n in graph.node:
+        yield (n.op_type, n.domain, n.name, *n.input, *n.output, *(a.name for a in n.attribute))
+
+
+def _check_text(model, where: str) -> None:
+    """protobuf hands back a string field that is not UTF-8 as bytes: refuse the model (a name is text).
+    ``str.join`` checks the types in C: ~2 s for a million nodes."""
+    for texts in itertools.chain([tuple(o.domain for o in model.opset_import)], *map(_strings, _graphs(model.graph))):
+        try:
+            "".join(texts)
+        except TypeError:
+            bad = next(t for t in texts if type(t) is not str)
+            raise InputError(f"{where}: a name or string field is not UTF-8 text ({brief(bad)}): "
+                             "ONNX strings must be UTF-8") from None
 
 
 def _graphs(graph):
