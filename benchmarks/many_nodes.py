@@ -3,7 +3,7 @@
 
     PYTHONPATH=src python benchmarks/many_nodes.py 100000 1000000
 
-Measured (2 shared cores, 2026-11-22): 1,000,000 nodes lint in 6 s (Relu) to 16-19 s (Add), 1.45-1.55 GB
+Measured (2 shared cores, 2026-11-22): 1,000,000 nodes lint in 6-9 s (Relu) to 16-21 s (Add), 1.5-2.2 GB
 peak (onnx's shape inference ~1.1 GB of it); MAX_NODES + 1 nodes are refused before parsing in ~0.7 s.
 """
 

@@ -53,7 +53,7 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 #: protobuf refuses messages of 2 GiB or more.
 _PROTOBUF_LIMIT = 2**31 - 1
 #: The most nodes a model may have (its graph and subgraphs together).  Measured: lint of a chain of
-#: 1,000,000 Add nodes takes 16-19 s and 1.55 GB (onnx's shape inference is most of it, ~1.1 KB a
+#: 1,000,000 Add nodes takes 16-21 s and 1.5-2.2 GB (onnx's shape inference ~1.1 KB a
 #: node); a 2 GiB file could hold 80 million nodes.  The main graph's nodes are counted before the
 #: file is parsed (parsing costs ~300 bytes a node).
 MAX_NODES = 1_000_000
