@@ -7,9 +7,12 @@ Exit status: 0 broadcastable / ok, 1 not broadcastable (or lint findings),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 
 from . import __version__
 from ._format import format_shape
@@ -419,6 +422,36 @@ def _cmd_rewrite(args, out) -> int:
     return EXIT_NOT_BROADCASTABLE if result.findings or not result.out else EXIT_OK
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM / SIGHUP, raised where the command is, as Ctrl-C is: ``finally`` blocks run (rewrite
+    removes its temp file) and bcast exits 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    raise _Terminated(signum)
+
+
+_TERMINATING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _terminate_cleanly():
+    """While a command runs (main thread only: Python's rule for handlers), SIGTERM and SIGHUP raise."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _terminate) for s in _TERMINATING}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def main(argv=None, out=None) -> int:
     out = sys.stdout if out is None else out
     parser = build_parser()
@@ -426,6 +459,11 @@ def main(argv=None, out=None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
+    with _terminate_cleanly():
+        return _run(args, out)
+
+
+def _run(args, out) -> int:
     try:
         if args.command in ("shape", "explain"):
             get_rule(args.rule)
@@ -446,6 +484,6 @@ def main(argv=None, out=None) -> int:
         except (OSError, ValueError):
             pass
         return 128 + 13
-    except KeyboardInterrupt:
-        return 128 + 2
+    except KeyboardInterrupt as e:
+        return 128 + getattr(e, "signum", signal.SIGINT)
 

@@ -61,7 +61,7 @@ import onnx  # noqa: E402
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
-from .dims import UNKNOWN, is_one, json_shape
+from .dims import MAX_RANK, UNKNOWN, is_one, json_shape
 from .errors import BroadcastError, InputError
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
@@ -200,6 +200,8 @@ def _shape_input(site_inputs, k, shapes: Shapes):
         return tuple(int(v) if v >= 0 else UNKNOWN for v in values)
     length = shapes.get(site_inputs[k])
     if length is not None and len(length) == 1 and type(length[0]) is int:
+        if length[0] > MAX_RANK:  # 2**62 entries declared: no tuple that long
+            raise InputError(f"shape input {site_inputs[k]!r} has {length[0]} entries: a rank of more than {MAX_RANK}")
         return (UNKNOWN,) * length[0]
     return None
 
@@ -250,13 +252,19 @@ def sites(model, shapes: Shapes):
         while names and not names[-1]:
             names.pop()  # optional inputs left out (Gemm's C)
         dims = [shapes.get(n) if n else None for n in names]
+        refused = None
         if op.shape_input is not None and op.shape_input < len(names):
-            dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
+            try:
+                dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
+            except InputError as e:
+                refused = e
         site = Site(i, node, op, version, opset, tuple(names), tuple(dims), _attrs(node, op, version),
                     label=node_label(node, i))
-        site.unknown = tuple(n for n, s in zip(names, dims) if s is None)
+        site.unknown = () if refused else tuple(n for n, s in zip(names, dims) if s is None)
         site.key = _key(site)
-        if not site.unknown:
+        if refused:
+            site.spec = refused
+        elif not site.unknown:
             site.spec = _spec(site, memo)
         if site.plan is not None and node.output:
             elem = onnx.TensorProto.BOOL if op.output not in site.version.types else shapes.elem_type(names[0])

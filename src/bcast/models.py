@@ -5,8 +5,10 @@ one :class:`~bcast.errors.InputError` line, anything that is not a whole ONNX
 model: an unreadable file, bytes that are not a protobuf ``ModelProto``, a
 truncated file (no graph, no opset, a node input that nothing defines), an
 external-data location that leaves the model's folder (``../x``, an absolute
-path, a symlink out).  External data is loaded only after every location has
-been checked.
+path, a symlink out), external data over the memory budget, a file of 2 GiB or
+more (protobuf's limit) and a graph of more than :data:`MAX_NODES` nodes (both
+before the file is parsed).  A FIFO or a device is refused without reading it.
+External data is loaded only after every location has been checked.
 
 :class:`Shapes` is the shape environment lint and rewrite read: onnx's shape
 inference, run once on the whole model, for every value; bcast's rules for
@@ -30,7 +32,9 @@ This module imports onnx: ``import bcast`` never imports it.
 
 from __future__ import annotations
 
+import itertools
 import os
+import stat
 
 from ._format import brief
 from .dims import UNKNOWN, Sym
@@ -42,12 +46,17 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs onnx
     raise InputError("reading ONNX models needs the onnx package: pip install 'bcast[onnx]'") from None
 
-__all__ = ["load", "Shapes", "default_opset", "node_label", "save_atomic", "DEFAULT_DOMAINS"]
+__all__ = ["load", "Shapes", "default_opset", "node_label", "save_atomic", "DEFAULT_DOMAINS", "MAX_NODES"]
 
 #: The domains of ONNX's own ops.
 DEFAULT_DOMAINS = ("", "ai.onnx")
 #: protobuf refuses messages of 2 GiB or more.
 _PROTOBUF_LIMIT = 2**31 - 1
+#: The most nodes a model may have (its graph and subgraphs together).  Measured: lint of a chain of
+#: 1,000,000 Add nodes takes 16-21 s and 1.5-2.2 GB (onnx's shape inference ~1.1 KB a
+#: node); a 2 GiB file could hold 80 million nodes.  The main graph's nodes are counted before the
+#: file is parsed (parsing costs ~300 bytes a node).
+MAX_NODES = 1_000_000
 
 
 # --------------------------------------------------------------------------- loading
@@ -60,8 +69,7 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
     """
     if isinstance(model, onnx.ModelProto):
         _check_structure(model, "the model")
-        consts = (a.t for n in model.graph.node if n.op_type == "Constant" for a in n.attribute)
-        if any(_is_external(t) for t in model.graph.initializer) or any(_is_external(t) for t in consts):
+        if any(_is_external(t) for t in _tensors(model.graph)):
             raise InputError("the model has tensors in external data that are not loaded: pass its path instead")
         return model
     try:
@@ -69,6 +77,7 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
     except TypeError:
         raise InputError(f"{what} must be a path or an onnx.ModelProto, got {brief(model)}") from None
     data = _read(path)
+    _check_nodes(_count_nodes(data), path)
     try:
         proto = onnx.ModelProto.FromString(data)
     except Exception:  # protobuf's DecodeError, or worse, for bytes that are not a ModelProto
@@ -80,17 +89,112 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
 
 
 def _read(path: str) -> bytes:
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: not a regular file")
-    if os.path.getsize(path) > _PROTOBUF_LIMIT:
-        raise InputError(f"{path}: larger than protobuf's 2 GiB limit (weights belong in external data)")
+    """The bytes of a regular file under protobuf's limit.  Opened without blocking (a FIFO with no
+    writer), then checked on the open file (no race between the check and the read)."""
+    if "\0" in path:
+        raise InputError(f"{path!r}: not a file name (it has a NUL character)")
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
+    info = os.fstat(fd)
+    problem = _unreadable(info)
+    if problem:
+        os.close(fd)
+        raise InputError(f"{path}: {problem}")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(info.st_size + 1)  # read(n) allocates n bytes first: the size, not the limit
+        except OSError as e:
+            raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
+    if len(data) > info.st_size:
+        raise InputError(f"{path}: the file grew while bcast read it")
+    return data
+
+
+def _unreadable(info) -> str | None:
+    """Why a file (its ``os.stat``) is not read at all: not a regular file, or too large."""
+    from .execute import format_bytes, memory_budget
+
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > _PROTOBUF_LIMIT:
+        return "larger than protobuf's 2 GiB limit (weights belong in external data)"
+    budget = memory_budget()
+    if info.st_size > budget:
+        return (f"its {format_bytes(info.st_size)} are over the memory budget of {format_bytes(budget)} "
+                "(set BCAST_MEMORY_BUDGET or bcast.set_memory_budget to change it)")
+    return None
+
+
+def _varint(data: bytes, i: int) -> tuple:
+    """The protobuf varint at ``data[i]`` and the index after it (IndexError past the end)."""
+    value = shift = 0
+    while True:
+        b = data[i]
+        value |= (b & 0x7F) << shift
+        i += 1
+        if b < 0x80:
+            return value, i
+        shift += 7
+
+
+_FIXED = {1: 8, 5: 4}  # wire type -> bytes of a fixed-size field
+
+
+def _fields(data: bytes, i: int, end: int):
+    """``(tag, start, stop)`` of each field of the message in ``data[i:end]``; stops at bytes that are
+    no protobuf (the parser says so afterwards)."""
+    while i < end:
+        tag, i = _varint(data, i)
+        wire = tag & 7
+        if wire == 2:
+            n, i = _varint(data, i)
+        elif wire == 0:
+            n = _varint(data, i)[1] - i
+        elif wire in _FIXED:
+            n = _FIXED[wire]
+        else:
+            return
+        yield tag, i, i + n
+        i += n
+
+
+_GRAPH, _NODE = (7 << 3) | 2, (1 << 3) | 2  # ModelProto.graph, GraphProto.node: length-delimited
+
+
+def _count_nodes(data: bytes) -> int:
+    """The main graph's nodes in a serialized ModelProto, counted without parsing it (a hostile file of
+    tiny nodes costs ~300 bytes a node to parse); stops past :data:`MAX_NODES`.
+
+    >>> from onnx import helper
+    >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])] * 3, "g", [], [])
+    >>> _count_nodes(helper.make_model(g).SerializeToString())
+    3
+    """
+    count = 0
+    try:
+        for tag, start, stop in _fields(data, 0, len(data)):
+            if tag == _GRAPH:
+                for tag, _, _ in _fields(data, start, min(stop, len(data))):
+                    count += tag == _NODE
+                    if count > MAX_NODES:
+                        return count
+    except IndexError:  # truncated: the parser refuses it
+        pass
+    return count
+
+
+def _check_nodes(count: int, where: str) -> None:
+    if count > MAX_NODES:
+        raise InputError(f"{where}: the model has more than {MAX_NODES:,} nodes, the most bcast reads "
+                         "(bcast.models.MAX_NODES)")
+
+
+def _all_nodes(model) -> int:
+    return sum(len(g.node) for g in _graphs(model.graph))
 
 
 def _check_structure(model, where: str) -> None:
@@ -102,23 +206,60 @@ def _check_structure(model, where: str) -> None:
         raise InputError(f"{where}: no opset_import for the default ONNX domain (a truncated file?)")
     if not model.graph.output:
         raise InputError(f"{where}: the graph has no outputs (a truncated file?)")
+    _check_nodes(_all_nodes(model), where)
+    _check_text(model, where)
+
+
+def _strings(graph):
+    """The string fields of a graph that bcast reads, a tuple a node (names, op types, domains, dim params,
+    external data)."""
+    for v in (*graph.input, *graph.output, *graph.value_info):
+        dims = v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ()
+        yield (v.name, *(d.dim_param for d in dims))
+    for t in graph.initializer:
+        yield (t.name, *(e.value for e in t.external_data))
+    for n in graph.node:
+        yield (n.op_type, n.domain, n.name, *n.input, *n.output, *(a.name for a in n.attribute))
+
+
+def _check_text(model, where: str) -> None:
+    """protobuf hands back a string field that is not UTF-8 as bytes: refuse the model (a name is text).
+    ``str.join`` checks the types in C: ~2 s for a million nodes."""
+    for texts in itertools.chain([tuple(o.domain for o in model.opset_import)], *map(_strings, _graphs(model.graph))):
+        try:
+            "".join(texts)
+        except TypeError:
+            bad = next(t for t in texts if type(t) is not str)
+            raise InputError(f"{where}: a name or string field is not UTF-8 text ({brief(bad)}): "
+                             "ONNX strings must be UTF-8") from None
+
+
+def _graphs(graph):
+    """A graph and every subgraph in it (If, Loop, Scan bodies...), without recursion: protobuf bounds
+    the nesting, this walk does not need to."""
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        yield g
+        for node in g.node:
+            for a in node.attribute:
+                if a.HasField("g"):
+                    stack.append(a.g)
+                stack.extend(a.graphs)
 
 
 def _tensors(graph):
     """Every TensorProto of a graph and its subgraphs: initializers and attribute values."""
-    yield from graph.initializer
-    for sp in graph.sparse_initializer:
-        yield sp.values
-        yield sp.indices
-    for node in graph.node:
-        for a in node.attribute:
-            if a.HasField("t"):
-                yield a.t
-            yield from a.tensors
-            if a.HasField("g"):
-                yield from _tensors(a.g)
-            for sub in a.graphs:
-                yield from _tensors(sub)
+    for g in _graphs(graph):
+        yield from g.initializer
+        for sp in g.sparse_initializer:
+            yield sp.values
+            yield sp.indices
+        for node in g.node:
+            for a in node.attribute:
+                if a.HasField("t"):
+                    yield a.t
+                yield from a.tensors
 
 
 def _is_external(t) -> bool:
@@ -130,26 +271,35 @@ def _load_external(model, path: str) -> None:
     tensors = [t for t in _tensors(model.graph) if _is_external(t)]
     if not tensors:
         return
+    from .execute import format_bytes, memory_budget
+
     base = os.path.dirname(os.path.abspath(path))
-    for t in tensors:
-        _check_location(t, base, path)
+    total = sum(_check_location(t, base, path) for t in tensors)
+    budget = memory_budget()
+    if total > budget:
+        raise InputError(f"{path}: its external data ({format_bytes(total)}) is over the memory budget of "
+                         f"{format_bytes(budget)} (set BCAST_MEMORY_BUDGET or bcast.set_memory_budget to change it)")
     from onnx.external_data_helper import load_external_data_for_tensor
 
     for t in tensors:
         try:
             load_external_data_for_tensor(t, base)
-        except Exception as e:  # pragma: no cover - the checks above leave little to fail
-            raise InputError(f"{path}: cannot load the external data of tensor {t.name!r}: {e}") from None
+        except Exception as e:  # onnx's own checks (it refuses symlinks, even inside the folder)
+            raise InputError(f"{path}: cannot load the external data of tensor {t.name!r}: "
+                             f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
         t.data_location = onnx.TensorProto.DEFAULT
         del t.external_data[:]
 
 
-def _check_location(t, base: str, path: str) -> None:
+def _check_location(t, base: str, path: str) -> int:
+    """Refuse a location out of ``base`` or not a regular file, or bytes past its end; the bytes to read."""
     info = {e.key: e.value for e in t.external_data}
     loc = info.get("location", "")
     where = f"{path}: tensor {t.name!r} has external data {loc!r}"
     if not loc:
         raise InputError(f"{path}: tensor {t.name!r} is in external data but names no location")
+    if "\0" in loc:
+        raise InputError(f"{where}: not a file name (it has a NUL character)")
     if os.path.isabs(loc) or loc.startswith(("/", "\\")) or (len(loc) > 1 and loc[1] == ":"):
         raise InputError(f"{where}: an absolute path; external data must lie in the model's folder")
     if ".." in loc.replace("\\", "/").split("/"):
@@ -158,8 +308,10 @@ def _check_location(t, base: str, path: str) -> None:
     real = os.path.realpath(os.path.join(base, loc))
     if os.path.commonpath([real, real_base]) != real_base:
         raise InputError(f"{where}: a symlink out of the model's folder")
-    if not os.path.isfile(real):
+    if not os.path.exists(real):
         raise InputError(f"{where}: no such file in the model's folder")
+    if not os.path.isfile(real):
+        raise InputError(f"{where}: not a regular file (a folder, a FIFO, a device)")
     try:
         offset, length = int(info.get("offset", 0)), int(info.get("length", -1))
     except ValueError:
@@ -167,6 +319,7 @@ def _check_location(t, base: str, path: str) -> None:
     size = os.path.getsize(real)
     if offset < 0 or offset > size or (length >= 0 and offset + length > size):
         raise InputError(f"{where}: offset {offset} and length {length} run past the file's {size} bytes")
+    return length if length >= 0 else size - offset
 
 
 def default_opset(model) -> int | None:
@@ -195,12 +348,14 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
     ``os.replace``): a failure leaves nothing behind.  Refuses ``out`` when it is
     ``source`` (also through a symlink) and an existing ``out`` unless ``force``."""
     out = os.fspath(out)
+    if "\0" in out:
+        raise InputError(f"{out!r}: not a file name (it has a NUL character)")
     if source is not None and _same_file(out, os.fspath(source)):
         raise InputError(f"{out} is the input model: refusing to overwrite it (write to another file)")
-    if os.path.lexists(out) and not force:
-        raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
     if os.path.isdir(out):
         raise InputError(f"{out} is a folder, not a file")
+    if os.path.lexists(out) and not force:
+        raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise InputError(f"{out}: folder {folder} does not exist")
@@ -210,22 +365,31 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
         raise InputError(f"{out}: cannot serialize the model ({e})") from None
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide the model from other users
         os.replace(tmp, out)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException as e:  # an error, KeyboardInterrupt, the CLI's SIGTERM: no temp file stays
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         if isinstance(e, OSError):
             raise InputError(f"{out}: cannot write it ({e.strerror or e})") from None
         raise
     return out
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -314,9 +478,16 @@ class Shapes:
                 for n in sorted(self.bcast_only) if self._shapes.get(n) is not None]
 
     def constant(self, name: str):
-        """The values of an initializer, as a numpy array, or None."""
+        """The values of an initializer, as a numpy array, or None (none, or its data do not fill its
+        dims: numpy_helper would raise).  Reads only the bytes the file holds: nothing is allocated
+        for dims that a tensor declares without data."""
         t = self.initializers.get(name)
-        return None if t is None else numpy_helper.to_array(t)
+        if t is None:
+            return None
+        try:
+            return numpy_helper.to_array(t)
+        except Exception:  # dims that the data do not fill (2**62 with no data), a data type it does not know
+            return None
 
     def follow(self, node) -> None:
         """For a node that is not a broadcasting op: when one of its inputs has a shape only
