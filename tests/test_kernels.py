@@ -41,6 +41,9 @@ LAYOUTS = [
     ((6, 7, 9), ()),  # B: a scalar
     ((5, 1, 4), (3, 1)),  # both stretched: an outer product
     ((2, 3, 4, 5), (3, 1, 1)),  # four axes that collapse to three
+    ((3, 67), (3, 67)),  # rows that start at every alignment: a head, streamed vectors, a tail
+    ((5, 61), (61,)),
+    ((71, 3), (71, 1)),  # rows shorter than a vector
 ]
 
 # quiet NaNs with payloads and signs, a signalling NaN's bits, infinities, zeros, extremes
@@ -77,9 +80,17 @@ def loop(func, a, b, out, n=1):
     return out
 
 
+@pytest.fixture(params=["plain", "streamed"])
+def stores(request, monkeypatch):
+    """Plain stores, or streaming ones (every output counts as large)."""
+    if request.param == "streamed":
+        monkeypatch.setattr(_kernels, "STREAM_BYTES", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("op", OPS, ids=lambda f: f.__name__)
-def test_same_bits_as_numpy(op, dtype):
+def test_same_bits_as_numpy(op, dtype, stores):
     if op is np.divide and np.dtype(dtype).kind == "i":
         pytest.skip("integer divide is numpy's (true division makes floats)")
     for sa, sb in LAYOUTS:
@@ -88,11 +99,12 @@ def test_same_bits_as_numpy(op, dtype):
             expected = op(a, b)
             one = loop(op, a, b, np.empty(expected.shape, dtype), 1)
             assert_same(one, expected, a, b)
-            two = loop(op, a, b, np.empty(expected.shape, dtype), 2)
+            shifted = np.empty(expected.size + 1, dtype)[1:].reshape(expected.shape)  # not on a vector boundary
+            two = loop(op, a, b, shifted, 2)
             assert two.tobytes() == one.tobytes()
 
 
-def test_views_that_are_not_contiguous():
+def test_views_that_are_not_contiguous(stores):
     a = values((8, 12, 10), np.float32)
     b = values((12, 1), np.float32)
     cases = [(a[:, ::2], b[::2]), (a[::2, :, 1:7], b), (a.transpose(1, 0, 2), values((8, 1), np.float32)),

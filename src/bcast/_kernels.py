@@ -43,6 +43,8 @@ __all__ = ["available", "layout", "try_run"]
 _UFUNCS = (np.add, np.subtract, np.multiply, np.divide)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _INTS = (np.dtype(np.int32), np.dtype(np.int64))
+#: Outputs of this many bytes or more are written with streaming stores (bcast._loops)
+STREAM_BYTES = 16 << 20
 #: Chunks of rows per thread: more than one evens out threads slowed by other processes.
 _CHUNKS_PER_THREAD = 4
 
@@ -119,12 +121,12 @@ def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray 
         return None
     ufunc, swapped, quiet = spec
     dtype = out.dtype
-    if ufunc not in _UFUNCS or not out.flags.c_contiguous or any(v.dtype != dtype for v in views):
+    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) or any(v.dtype != dtype for v in views):
         return None
     if not ((dtype in _FLOATS and quiet) or (dtype in _INTS and ufunc is not np.divide)):
         return None
     size = dtype.itemsize
-    if any(s % size for v in views for s in v.strides):
+    if any(s % size for v in views for s in v.strides) or not all(v.flags.aligned for v in views):
         return None
     steps = [tuple(s // size for s in v.strides) for v in views]
     found = layout(steps, out.shape)
@@ -136,15 +138,15 @@ def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray 
     if swapped:
         a, b, sa, sb = b, a, sb, sa
     args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
-    _run(loops.rows, args, I * J, n, pool_for)
+    _run(loops.rows, args, I * J, n, pool_for, out.nbytes >= STREAM_BYTES)
     return out
 
 
-def _run(kernel, args, rows: int, n: int, pool_for) -> None:
+def _run(kernel, args, rows: int, n: int, pool_for, stream: bool) -> None:
     tasks = max(1, min(rows, n * _CHUNKS_PER_THREAD if n > 1 else 1))
     bounds = [rows * t // tasks for t in range(tasks + 1)]
     if tasks == 1:
-        kernel(*args, 0, rows)
+        kernel(*args, 0, rows, stream)
         return
     counter = itertools.count()
 
@@ -152,7 +154,7 @@ def _run(kernel, args, rows: int, n: int, pool_for) -> None:
         for t in iter(counter.__next__, None):  # next() of a count is atomic: threads take ranges in turn
             if t >= tasks:
                 return
-            kernel(*args, bounds[t], bounds[t + 1])
+            kernel(*args, bounds[t], bounds[t + 1], stream)
 
     futures = [pool_for(n - 1).submit(worker) for _ in range(n - 1)]
     error = None
