@@ -71,10 +71,12 @@ def shapes(draw, max_rank: int = 5):
         return draw(shape_texts())
     if kind == 1:
         return draw(st.sampled_from([None, 3, -1, 2.5, True, "x", b"2,3", {"a": 1}, {2, 3}, range(3),
-                                     iter([2, 3]), [1] * 65, tuple([1] * 64), (10**400,)]))
+                                     [1] * 65, tuple([1] * 64), (10**400,)]))
+    if kind == 2:
+        return iter(draw(st.lists(st.integers(0, 3), max_size=3)))  # an iterator: read once
     rank = draw(st.integers(0, max_rank))
-    shape = draw(st.lists(dims if kind <= 3 else st.integers(0, 4) | st.just(1), min_size=rank, max_size=rank))
-    return shape if kind == 2 else tuple(shape)
+    shape = draw(st.lists(dims if kind <= 4 else st.integers(0, 4) | st.just(1), min_size=rank, max_size=rank))
+    return shape if kind == 3 else tuple(shape)
 
 
 #: values for an int attribute (axis): any type, any size.
@@ -115,7 +117,7 @@ def attrs_for(draw, rule_attrs: tuple) -> dict:
     """Attributes for a rule: mostly its own (each with any value), sometimes another rule's or none at all."""
     names = list(rule_attrs)
     if draw(st.integers(0, 5)) == 0:
-        names.append(draw(st.sampled_from(sorted(ATTR_VALUES) + ["alignment", "start_axis", "policy", "Axis", ""])))
+        names.append(draw(st.sampled_from(sorted(ATTR_VALUES) + ["alignment", "start_axis", "Axis", ""])))
     chosen = draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names))) if names else []
     return {name: draw(ATTR_VALUES.get(name, ANY_VALUE)) for name in chosen}
 
@@ -127,3 +129,16 @@ names_values = st.one_of(
     st.lists(st.sampled_from(["A", "B", "x", "data", "", "a\nb", "é", "C" * 100, "\udcff"]), max_size=4),
     st.sampled_from(["AB", 3, [1, 2], [None, None], ("a", "b", "c")]),
 )
+
+
+#: dims a well-formed request has: small sizes and 1s mostly, 0, the largest int64s, symbols, intervals.
+valid_dims = st.one_of(
+    st.integers(1, 4), st.just(1), st.just(1), st.just(0), st.sampled_from([2**62, 2**63 - 1]),
+    st.sampled_from([Sym("N"), Sym("M"), Interval(0, None), Interval(2, 5), Interval(1, 3), Interval(0, 1)]),
+)
+
+
+def valid_shapes(max_rank: int = 5):
+    """Well-formed shapes: tuples of valid dims, mostly static."""
+    static = st.lists(st.integers(1, 4) | st.just(1) | st.just(0), max_size=max_rank).map(tuple)
+    return static | static | st.lists(valid_dims, max_size=max_rank).map(tuple)

@@ -299,11 +299,7 @@ def _translate_error_json(args, shapes, err) -> dict:
 
 def _cmd_compare(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
-    attrs = _attrs_from(args)
-    for key, value in list(attrs.items()):  # check attribute values once, up front
-        owner = next(r for r in RULES.values() if any(a.name == key for a in r.attrs))
-        attrs[key] = next(a for a in owner.attrs if a.name == key).normalize("compare", value)
-    data = compare(*shapes, **attrs)
+    data = compare(*shapes, **_attrs_from(args))
     if args.json:
         print(json.dumps(data, indent=2), file=out)
     else:

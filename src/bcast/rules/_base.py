@@ -320,7 +320,12 @@ def check_inputs(rule: Rule, shapes, names) -> tuple:
     if names is None:
         names = rule.operand_names(n)
     else:
+        if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+            raise InputError(f"{rule.name}: names must be a list of strings, one per shape, got {brief(names)}")
         names = tuple(str(x) for x in names)
+        for name in names:
+            if len(name.splitlines()) != 1:  # "" or "a\nb": the messages name the inputs on one line
+                raise InputError(f"{rule.name}: name {brief(name)} is not one line of text")
         if len(names) != n:
             raise InputError(f"{rule.name}: {len(names)} names given for {n} shapes")
     return shapes, names
