@@ -147,7 +147,7 @@ def parse_dim(text: str) -> Dim:
             raise InputError(f"dim {brief(tok)}: the interval is empty ({lo} > {hi})")
         return as_dim(lo) if hi == lo else Interval(as_dim(lo), None if hi is None else as_dim(hi))
     if tok.startswith("-") and tok[1:].isdigit():
-        raise InputError(f"dim {tok} is negative" + (" (write ? for an unknown dim)" if tok == "-1" else ""))
+        raise InputError(f"dim {_cut(tok)} is negative" + (" (write ? for an unknown dim)" if tok == "-1" else ""))
     raise InputError(f"dim {brief(tok)} is not a dim: write 3, N (a symbol), ? (unknown) or 2..4 (an interval)")
 
 
@@ -163,8 +163,13 @@ def _int(digits: str) -> int:
     bcast.errors.InputError: dim 11111111111111111111... (5000 digits) does not fit in int64
     """
     if len(digits.lstrip("0")) > _DIGITS:
-        raise InputError(f"dim {digits[:20]}... ({len(digits)} digits) does not fit in int64")
+        raise InputError(f"dim {_cut(digits)} does not fit in int64")
     return int(digits)
+
+
+def _cut(digits: str) -> str:
+    """A long run of digits (a sign first, maybe) as its first 20 and how many, for a message."""
+    return digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits.lstrip('-'))} digits)"
 
 
 def as_dim(value: object, *, where: str = "") -> Dim:
