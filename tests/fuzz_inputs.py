@@ -58,7 +58,7 @@ dims = st.one_of(
     st.sampled_from([Sym("N"), Sym("M"), Interval(0, None), Interval(2, 5), Interval(1, 3), Interval(3, None),
                      Interval(0, 1), Interval(1, 2**63 - 1)]),
     st.sampled_from(["N", "?", "2..5", "1..", "3", "-1", "x", "", "٣"]),
-    st.sampled_from([None, True, False, 2.0, float("nan"), b"3", [3], (), object(), 10**400, -(10**400)]),
+    st.sampled_from([None, True, False, 2.0, float("nan"), b"3", [3], (), object(), 10**400, -(10**400), 10**5000]),
 )
 
 
@@ -82,7 +82,8 @@ def shapes(draw, max_rank: int = 5):
 #: values for an int attribute (axis): any type, any size.
 axis_values = st.one_of(
     st.integers(-6, 6), ints,
-    st.sampled_from([None, True, False, 1.0, 1.5, float("inf"), "1", "x", "", [1], (0,), 10**400, -(10**400)]),
+    st.sampled_from([None, True, False, 1.0, 1.5, float("inf"), "1", "x", "", [1], (0,), 10**400, -(10**400),
+                     10**5000, -(10**5000)]),
 )
 
 #: values for an axes attribute (axes_mapping): lists with duplicates, unsorted, out of range, wrong types.
@@ -92,12 +93,12 @@ axes_values = st.one_of(
     st.lists(ints, max_size=4),
     st.lists(st.integers(0, 5), max_size=5).map(lambda a: ",".join(map(str, a))),
     st.sampled_from([None, 1, -1, 2**63, 10**400, True, 1.0, "1,2", "[1,2]", "(0,)", "", "[]", "1,,2", "1;2", "x",
-                     "1" * 5000, " 1 , 2 ", "١", "1_0", [1, "2"], [1.0], [True], [None], [10**400], {1: 2}, {1, 2},
+                     "1" * 5000, " 1 , 2 ", "١", "1_0", [1, "2"], [1.0], [True], [None], [10**400], [10**5000], {1: 2}, {1, 2},
                      object(), "9223372036854775808", [1] * 65]),
 )
 
 #: values for a bool attribute (ncnn_order, transA, transB) and for onnx-legacy's broadcast.
-bool_values = st.sampled_from([None, True, False, 0, 1, 2, -1, "x", "1", "true", 1.0, 0.5, 10**400, [1]])
+bool_values = st.sampled_from([None, True, False, 0, 1, 2, -1, "x", "1", "true", 1.0, 0.5, 10**400, 10**5000, [1]])
 
 #: values for openvino-select's auto_broadcast.
 choice_values = st.sampled_from([None, "numpy", "pdpd", "none", "NUMPY", "Pdpd", " numpy", "explicit", "", 1, True,

@@ -147,6 +147,9 @@ for _rule in RULES:
     ("pdpd", [(2, 3), (3,)], {"axis": 10**400}),  # was: ValueError formatting the axis in the message
     ("onnx-legacy", [(2, 3), (3,)], {"broadcast": 10**400}),  # same, for a value not among the choices
     ("explicit", [(3,), (2, 3)], {"axes_mapping": [10**400]}),
+    ("explicit", [(3,), (2, 3)], {"axes_mapping": [10**5000]}),  # was: ValueError (past repr's 4300 digits)
+    ("pdpd", [(2, 3), (3,)], {"axis": -(10**5000)}),  # same
+    ("onnx-legacy", [(2, 3), (3,)], {"broadcast": 1, "axis": 10**5000}),
     ("explicit", [(3,), (2, 3)], {"axes_mapping": "1" * 5000}),
     ("numpy", [(2**63 - 1,), (2**63,)], {}),
     ("numpy", [(10**400,), (1,)], {}),

@@ -66,10 +66,10 @@ class Attr:
             if isinstance(value, bool) or not _is_int(value):
                 raise InputError(f"{where} must be an integer, got {brief(value)}")
             value = int(value)
+            if abs(value) > 2**63 - 1:
+                raise InputError(f"{where} = {brief(value)} does not fit in int64")
             if self.choices and value not in self.choices:
                 raise InputError(f"{where} must be one of {', '.join(map(str, self.choices))}, got {value}")
-            if abs(value) > 2**63 - 1:
-                raise InputError(f"{where} = {value} does not fit in int64")
             return value
         if self.kind == "bool":
             if (isinstance(value, bool) or _is_int(value)) and int(value) in (0, 1):
@@ -97,7 +97,10 @@ class Attr:
                 raise InputError(f"{where} must be a list of integers, got {brief(value)}") from None
             if len(items) > 64 or any(isinstance(a, bool) or not _is_int(a) for a in items):
                 raise InputError(f"{where} must be a list of at most 64 integers, got {brief(value)}")
-            return tuple(int(a) for a in items)
+            axes = tuple(int(a) for a in items)
+            if any(abs(a) > 2**63 - 1 for a in axes):
+                raise InputError(f"{where} = {brief(value)} does not fit in int64")
+            return axes
         raise AssertionError(self.kind)  # pragma: no cover
 
 
