@@ -8,6 +8,7 @@ wrong types), so that the invariant is checked on the edges, not just on the hap
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from bcast.dims import Interval, Sym
@@ -51,6 +52,10 @@ def shape_texts(draw) -> str:
     return left + sep.join(draw(st.lists(dim_tokens, min_size=n, max_size=n))) + right
 
 
+#: numpy scalars and arrays, as callers holding numpy values pass them.
+numpy_values = st.sampled_from([np.int64(3), np.int64(-1), np.uint64(2**64 - 1), np.int8(1), np.bool_(True),
+                                np.float64(2.0), np.array(3), np.array([2, 3]), np.array([], dtype=np.int64)])
+
 #: dims as Python callers pass them: ints (negative, huge), Sym, Interval, text, and wrong types.
 dims = st.one_of(
     st.integers(0, 6), st.integers(0, 6), st.just(1), st.just(1),
@@ -59,6 +64,7 @@ dims = st.one_of(
                      Interval(0, 1), Interval(1, 2**63 - 1)]),
     st.sampled_from(["N", "?", "2..5", "1..", "3", "-1", "x", "", "٣"]),
     st.sampled_from([None, True, False, 2.0, float("nan"), b"3", [3], (), object(), 10**400, -(10**400), 10**5000]),
+    numpy_values,
 )
 
 
@@ -72,6 +78,8 @@ def shapes(draw, max_rank: int = 5):
     if kind == 1:
         return draw(st.sampled_from([None, 3, -1, 2.5, True, "x", b"2,3", {"a": 1}, {2, 3}, range(3),
                                      [1] * 65, tuple([1] * 64), (10**400,)]))
+    if kind == 2 and draw(st.booleans()):
+        return draw(numpy_values)
     if kind == 2:
         return iter(draw(st.lists(st.integers(0, 3), max_size=3)))  # an iterator: read once
     rank = draw(st.integers(0, max_rank))
@@ -81,14 +89,14 @@ def shapes(draw, max_rank: int = 5):
 
 #: values for an int attribute (axis): any type, any size.
 axis_values = st.one_of(
-    st.integers(-6, 6), ints,
+    st.integers(-6, 6), ints, numpy_values,
     st.sampled_from([None, True, False, 1.0, 1.5, float("inf"), "1", "x", "", [1], (0,), 10**400, -(10**400),
                      10**5000, -(10**5000)]),
 )
 
 #: values for an axes attribute (axes_mapping): lists with duplicates, unsorted, out of range, wrong types.
 axes_values = st.one_of(
-    st.lists(st.integers(-2, 6), max_size=6),
+    st.lists(st.integers(-2, 6), max_size=6), numpy_values, st.lists(numpy_values, max_size=3),
     st.lists(st.integers(-2, 6), max_size=6).map(tuple),
     st.lists(ints, max_size=4),
     st.lists(st.integers(0, 5), max_size=5).map(lambda a: ",".join(map(str, a))),
