@@ -199,7 +199,7 @@ def as_dim(value: object, *, where: str = "") -> Dim:
                 "interval such as '2..4')"
             ) from None
     if dim < 0:
-        raise InputError(f"{where}dim {dim} is negative" + (" (write '?' for an unknown dim)" if dim == -1 else ""))
+        raise InputError(f"{where}dim {brief(dim)} is negative" + (" (write '?' for an unknown dim)" if dim == -1 else ""))
     if dim > MAX_DIM:
         raise InputError(f"{where}dim {brief(dim)} does not fit in int64")
     return dim
