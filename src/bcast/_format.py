@@ -14,6 +14,17 @@ def format_shape(shape, *, ncnn: bool = False) -> str:
 
 
 def brief(value, limit: int = 60) -> str:
-    """``repr(value)`` on one line, cut to ``limit`` characters: for messages about bad input."""
-    text = " ".join(repr(value).split())
+    """``repr(value)`` on one line, cut to ``limit`` characters: for messages about bad input.
+
+    It never fails, whatever ``value`` is: an int too long for ``repr`` (Python's 4300-digit
+    limit) or an object whose ``__repr__`` raises is named by its type.
+
+    >>> brief([1] * 100, 12), brief(10**5000)
+    ('[1, 1, 1,...', '<an int of 16610 bits>')
+    """
+    try:
+        text = " ".join(repr(value).split())
+    except Exception:  # noqa: BLE001 - a message about bad input must not fail on it
+        bits = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
+        text = f"<{'an' if isinstance(value, int) else 'a'} {type(value).__name__}{bits}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."

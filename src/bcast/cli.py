@@ -101,9 +101,22 @@ exit status: 0 every disagreement is explained by the deviation registry, 1 some
 """
 
 
+#: The characters ``str.splitlines`` breaks on, and how an error line shows them.
+_BREAKS = str.maketrans({c: c.encode("unicode_escape").decode() for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: its line breaks escaped (argparse copies a token as it was typed).
+
+    >>> one_line("unrecognized arguments: a\\nb")
+    'unrecognized arguments: a\\\\nb'
+    """
+    return text.translate(_BREAKS)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
 
 
 def _add_attr_options(p: argparse.ArgumentParser) -> None:
@@ -302,11 +315,7 @@ def _translate_error_json(args, shapes, err) -> dict:
 
 def _cmd_compare(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
-    attrs = _attrs_from(args)
-    for key, value in list(attrs.items()):  # check attribute values once, up front
-        owner = next(r for r in RULES.values() if any(a.name == key for a in r.attrs))
-        attrs[key] = next(a for a in owner.attrs if a.name == key).normalize("compare", value)
-    data = compare(*shapes, **attrs)
+    data = compare(*shapes, **_attrs_from(args))
     if args.json:
         print(json.dumps(data, indent=2), file=out)
     else:
@@ -450,14 +459,22 @@ def _terminate_cleanly():
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+def _tolerant(stream) -> None:
+    """Let a real stdout write what its encoding lacks as escapes (``\\u2208``), as stderr does, instead
+    of failing half-way (an ASCII or cp1252 console, a name given as bytes that are not UTF-8)."""
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="backslashreplace")
 
 
 def main(argv=None, out=None) -> int:
-    out = sys.stdout if out is None else out
+    if out is None:
+        out = sys.stdout
+        _tolerant(out)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(out)
+        print("bcast: error: the following arguments are required: COMMAND (see bcast --help)", file=sys.stderr)
         return EXIT_USAGE
     with _terminate_cleanly():
         return _run(args, out)
@@ -475,7 +492,7 @@ def _run(args, out) -> int:
         out.flush()  # a closed pipe shows up here, not at interpreter exit
         return code
     except InputError as e:
-        print(f"bcast {args.command}: error: {e}", file=sys.stderr)
+        print(one_line(f"bcast {args.command}: error: {e}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `bcast compare ... | head`: stop quietly, as a shell tool does
         try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .deviations import findings_for
 from .dims import json_shape
-from .errors import BroadcastError
+from ._format import brief
+from .errors import BroadcastError, InputError
 from .rules import RULES, infer
 from .shapes import as_shape
 
@@ -31,7 +32,7 @@ def compare(*shapes, **attrs) -> dict:
     >>> [r["rule"] for r in rows if r["ok"]]
     ['pdpd', 'onnx-legacy', 'paddle']
     """
-    given = dict(attrs)
+    given = _checked(attrs)
     shapes = [as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes)]
     if given.pop("ncnn_order", False):
         shapes = [s[::-1] for s in shapes]
@@ -60,6 +61,25 @@ def compare(*shapes, **attrs) -> dict:
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
     return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
+
+
+def _checked(attrs: dict) -> dict:
+    """The attributes, each checked and normalized once by the first rule that takes it
+    (None: not given); one that no rule takes is an InputError.
+
+    >>> _checked({"axis": "1"})
+    Traceback (most recent call last):
+    ...
+    bcast.errors.InputError: compare: attribute axis must be an integer, got '1'
+    """
+    every = {a.name: a for r in reversed(RULES.values()) for a in r.attrs}  # the first rule's wins
+    out = {}
+    for key, value in attrs.items():
+        if key not in every:
+            raise InputError(f"compare: no rule has an attribute {brief(key)} (the attributes: {', '.join(every)})")
+        if value is not None:
+            out[key] = every[key].normalize("compare", value)
+    return out
 
 
 def _note(plan) -> str:

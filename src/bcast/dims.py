@@ -60,7 +60,8 @@ MAX_RANK = 64
 MAX_DIM = 2**63 - 1
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_RANGE = re.compile(r"(\d+)\.\.(\d*)\Z")
+_RANGE = re.compile(r"([0-9]+)\.\.([0-9]*)\Z")
+_DIGITS = len(str(MAX_DIM))  # a run of more digits than this (leading zeros aside) cannot fit in int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,20 +135,41 @@ def parse_dim(text: str) -> Dim:
     """
     tok = text.strip()
     if tok.isdigit() and tok.isascii():
-        return as_dim(int(tok))
+        return as_dim(_int(tok))
     if tok == "?":
         return UNKNOWN
     if _NAME.match(tok):
         return Sym(tok)
     m = _RANGE.match(tok)
     if m:
-        lo, hi = int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+        lo, hi = _int(m.group(1)), (_int(m.group(2)) if m.group(2) else None)
         if hi is not None and hi < lo:
             raise InputError(f"dim {brief(tok)}: the interval is empty ({lo} > {hi})")
         return as_dim(lo) if hi == lo else Interval(as_dim(lo), None if hi is None else as_dim(hi))
     if tok.startswith("-") and tok[1:].isdigit():
-        raise InputError(f"dim {tok} is negative" + (" (write ? for an unknown dim)" if tok == "-1" else ""))
+        raise InputError(f"dim {_cut(tok)} is negative" + (" (write ? for an unknown dim)" if tok == "-1" else ""))
     raise InputError(f"dim {brief(tok)} is not a dim: write 3, N (a symbol), ? (unknown) or 2..4 (an interval)")
+
+
+def _int(digits: str) -> int:
+    """An ASCII run of digits as an int; a run too long for int64 is refused before it is
+    converted (Python refuses more than 4300 digits, and a long run costs quadratic time).
+
+    >>> _int("007")
+    7
+    >>> _int("1" * 5000)
+    Traceback (most recent call last):
+    ...
+    bcast.errors.InputError: dim 11111111111111111111... (5000 digits) does not fit in int64
+    """
+    if len(digits.lstrip("0")) > _DIGITS:
+        raise InputError(f"dim {_cut(digits)} does not fit in int64")
+    return int(digits)
+
+
+def _cut(digits: str) -> str:
+    """A long run of digits (a sign first, maybe) as its first 20 and how many, for a message."""
+    return digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits.lstrip('-'))} digits)"
 
 
 def as_dim(value: object, *, where: str = "") -> Dim:
@@ -177,9 +199,9 @@ def as_dim(value: object, *, where: str = "") -> Dim:
                 "interval such as '2..4')"
             ) from None
     if dim < 0:
-        raise InputError(f"{where}dim {dim} is negative" + (" (write '?' for an unknown dim)" if dim == -1 else ""))
+        raise InputError(f"{where}dim {brief(dim)} is negative" + (" (write '?' for an unknown dim)" if dim == -1 else ""))
     if dim > MAX_DIM:
-        raise InputError(f"{where}dim {dim} does not fit in int64")
+        raise InputError(f"{where}dim {brief(dim)} does not fit in int64")
     return dim
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .._format import brief
-from ..dims import Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
+from ..dims import Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
 from ..errors import BroadcastError, InputError
 from ..plan import Plan
 from ..shapes import as_shape
@@ -66,10 +66,10 @@ class Attr:
             if isinstance(value, bool) or not _is_int(value):
                 raise InputError(f"{where} must be an integer, got {brief(value)}")
             value = int(value)
+            if abs(value) > 2**63 - 1:
+                raise InputError(f"{where} = {brief(value)} does not fit in int64")
             if self.choices and value not in self.choices:
                 raise InputError(f"{where} must be one of {', '.join(map(str, self.choices))}, got {value}")
-            if abs(value) > 2**63 - 1:
-                raise InputError(f"{where} = {value} does not fit in int64")
             return value
         if self.kind == "bool":
             if (isinstance(value, bool) or _is_int(value)) and int(value) in (0, 1):
@@ -97,7 +97,10 @@ class Attr:
                 raise InputError(f"{where} must be a list of integers, got {brief(value)}") from None
             if len(items) > 64 or any(isinstance(a, bool) or not _is_int(a) for a in items):
                 raise InputError(f"{where} must be a list of at most 64 integers, got {brief(value)}")
-            return tuple(int(a) for a in items)
+            axes = tuple(int(a) for a in items)
+            if any(abs(a) > 2**63 - 1 for a in axes):
+                raise InputError(f"{where} = {brief(value)} does not fit in int64")
+            return axes
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -180,6 +183,7 @@ class Ctx:
     attrs: dict
     notation: str = "numpy"
     constraints: list = field(default_factory=list)
+    _recorded: set = field(default_factory=set, repr=False)  # the constraints, for a constant-time "each once"
 
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
@@ -212,7 +216,8 @@ class Ctx:
     def record(self, found) -> None:
         """Record constraints (a tuple; each once)."""
         for c in found:
-            if c not in self.constraints:
+            if c not in self._recorded:
+                self._recorded.add(c)
                 self.constraints.append(c)
 
     def undecidable(self, reason: str, operands=None) -> BroadcastError:
@@ -264,15 +269,28 @@ def merge_all(ctx: Ctx, maps, out_rank: int, reason) -> tuple:
     return tuple(out)
 
 
+#: The most pairwise constraints one column of open dims may need (91 distinct symbols give 4095).
+MAX_PAIRS = 4096
+
+
 def _column_constraints(ctx: Ctx, col, ax, out_rank, maps, reason) -> None:
     """What one column of a symmetric merge needs: every dim that is not 1
     equals every other.  With a static dim ``c`` in the column that is
-    ``X ∈ {1, c}`` for each other dim; else one constraint per pair."""
-    terms = []
+    ``X ∈ {1, c}`` for each other dim; else one constraint per pair, at most
+    :data:`MAX_PAIRS` of them (more is an InputError: they would take minutes)."""
+    terms, seen = [], set()
     for i, k, d in col:
-        if not is_one(d) and not any(same(d, e) for _, _, e in terms):
-            terms.append((i, k, d))
+        if is_one(d) or (not isinstance(d, Interval) and d in seen):  # same(d, e) for an e already there
+            continue
+        seen.add(d)
+        terms.append((i, k, d))
     static = [t for t in terms if is_static(t[2])]
+    if not static and len(terms) * (len(terms) - 1) // 2 > MAX_PAIRS:
+        raise InputError(
+            f"{ctx.rule}: {len(terms)} open dims (symbols, ?, intervals) meet on output axis {ax - out_rank}: "
+            f"the {len(terms) * (len(terms) - 1) // 2} constraints between them are more than {MAX_PAIRS}; "
+            "give some of them static sizes"
+        )
     pairs = [(static[0], t) for t in terms if not is_static(t[2])] if static else [
         (terms[p], terms[q]) for p in range(len(terms)) for q in range(p + 1, len(terms))
     ]
@@ -320,7 +338,12 @@ def check_inputs(rule: Rule, shapes, names) -> tuple:
     if names is None:
         names = rule.operand_names(n)
     else:
+        if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+            raise InputError(f"{rule.name}: names must be a list of strings, one per shape, got {brief(names)}")
         names = tuple(str(x) for x in names)
+        for name in names:
+            if len(name.splitlines()) != 1:  # "" or "a\nb": the messages name the inputs on one line
+                raise InputError(f"{rule.name}: name {brief(name)} is not one line of text")
         if len(names) != n:
             raise InputError(f"{rule.name}: {len(names)} names given for {n} shapes")
     return shapes, names
