@@ -85,6 +85,7 @@ def stores(request, monkeypatch):
     """Plain stores, or streaming ones (every output counts as large)."""
     if request.param == "streamed":
         monkeypatch.setattr(_kernels, "STREAM_BYTES", 0)
+        monkeypatch.setattr(_kernels, "STREAM_ROW_BYTES", 0)
     return request.param
 
 

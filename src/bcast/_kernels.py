@@ -43,8 +43,12 @@ __all__ = ["available", "layout", "try_run"]
 _UFUNCS = (np.add, np.subtract, np.multiply, np.divide)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _INTS = (np.dtype(np.int32), np.dtype(np.int64))
-#: Outputs of this many bytes or more are written with streaming stores (bcast._loops)
+#: Outputs of this many bytes or more, in rows of STREAM_ROW_BYTES or more, are written with streaming
+#: stores (bcast._loops).  Short rows are not: a row's unaligned ends are plain stores to the cache lines
+#: the next row's streamed vectors share, and each such mix costs a trip to memory (measured: rows of
+#: 56 float32 streamed, 16x slower than plain stores).
 STREAM_BYTES = 16 << 20
+STREAM_ROW_BYTES = 4096
 #: Chunks of rows per thread: more than one evens out threads slowed by other processes.
 _CHUNKS_PER_THREAD = 4
 
@@ -138,7 +142,8 @@ def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray 
     if swapped:
         a, b, sa, sb = b, a, sb, sa
     args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
-    _run(loops.rows, args, I * J, n, pool_for, out.nbytes >= STREAM_BYTES)
+    stream = out.nbytes >= STREAM_BYTES and K * size >= STREAM_ROW_BYTES
+    _run(loops.rows, args, I * J, n, pool_for, stream)
     return out
 
 

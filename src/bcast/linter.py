@@ -51,10 +51,11 @@ axis, are ``unsupported``.
 
 from __future__ import annotations
 
+import operator
 import shlex
 from dataclasses import dataclass, field
 
-from .models import DEFAULT_DOMAINS, Shapes, load, node_label  # first: without onnx, its one-line InputError
+from .models import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
 
 import onnx  # noqa: E402
 
@@ -216,17 +217,19 @@ def _key(site: Site):
     return key
 
 
-def _spec(site: Site, memo: dict):
-    """The plan of the node's own rule (or its error); nodes alike share one (a model repeats few shapes)."""
+def _spec(site: Site):
+    """The plan of the node's own rule (or its error); nodes alike share one (a model repeats few shapes),
+    across runs too (bounded, as the plan cache is)."""
     key = site.key
-    if key is not None and key in memo:
-        return memo[key]
+    result = _SPECS.get(key) if key is not None else None
+    if result is not None:
+        return result
     try:
         result = bonnx.plan(site.op.name, *site.shapes, opset=site.opset, **site.attrs)
     except (BroadcastError, InputError) as e:
-        result = e
+        result = e.with_traceback(None)  # kept: no frames kept with it
     if key is not None:
-        memo[key] = result
+        _SPECS.put(key, result)
     return result
 
 
@@ -235,7 +238,6 @@ def sites(model, shapes: Shapes):
     ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
-    memo = {}
     resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
     for i, node in enumerate(model.graph.node):
         kind = (node.op_type, node.domain)
@@ -249,6 +251,7 @@ def sites(model, shapes: Shapes):
             continue
         op, version = found
         names = list(node.input)
+        check_text("the model", names)  # the names a finding prints (models.load checked every other)
         while names and not names[-1]:
             names.pop()  # optional inputs left out (Gemm's C)
         dims = [shapes.get(n) if n else None for n in names]
@@ -265,7 +268,7 @@ def sites(model, shapes: Shapes):
         if refused:
             site.spec = refused
         elif not site.unknown:
-            site.spec = _spec(site, memo)
+            site.spec = _spec(site)
         if site.plan is not None and node.output:
             elem = onnx.TensorProto.BOOL if op.output not in site.version.types else shapes.elem_type(names[0])
             shapes.set(node.output[0], site.plan.shape, elem)
@@ -433,25 +436,27 @@ class _Ncnn(_Target):
 
     def __init__(self, shapes: Shapes, model) -> None:
         super().__init__(shapes, model)
-        consts = {t.name for t in model.graph.initializer}
+        consts = set(map(_NAME, model.graph.initializer))
         self.batch = {}  # value name -> its batch axis (absent: a constant, no batch axis)
-        for v in model.graph.input:
-            if v.name not in consts:
-                s = shapes.get(v.name)
+        for name in map(_NAME, model.graph.input):
+            if name not in consts:
+                s = shapes.get(name)
                 if s is None or len(s) >= 1:
-                    self.batch[v.name] = 0
+                    self.batch[name] = 0
 
     def visit(self, node, site) -> None:
         batch = self.batch
         inputs = node.input
         if site is None:  # the batch axis of the first input moves (Transpose...) or stays at 0
-            first = inputs[0] if inputs else ""
+            if not inputs:
+                return
+            first = inputs[0]
             if first in batch:
                 where = _batch_moves(node, self.shapes, batch[first]) if node.op_type in _MOVES_BATCH else 0
-            elif any(n in batch for n in inputs):
-                where = 0
-            else:
+            elif batch.keys().isdisjoint(inputs):
                 return
+            else:
+                where = 0
         else:
             batched = [(k, batch[n]) for k, n in enumerate(inputs) if n in batch]
             if not batched:
@@ -464,9 +469,7 @@ class _Ncnn(_Target):
             elif site.shapes and site.shapes[0] is not None:
                 where = 0
         if where is not None:
-            for out in node.output:
-                if out:
-                    batch[out] = where
+            batch.update(dict.fromkeys(filter(None, node.output), where))
 
     def context(self, site: Site) -> tuple:
         return tuple(self.batch.get(n) for n in site.inputs)
@@ -605,6 +608,8 @@ class Report:
 #: The target's rows of each distinct site, keyed on (target, site key, context): a check reads nothing else,
 #: and models repeat few shapes (bounded, as bcast's plan cache).
 _CHECKS = PlanCache()
+_NAME = operator.attrgetter("name")
+_SPECS = PlanCache()  # site key -> its plan or error
 
 
 def lint_report(model, target: str = "onnx") -> Report:

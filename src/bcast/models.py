@@ -32,8 +32,9 @@ This module imports onnx: ``import bcast`` never imports it.
 
 from __future__ import annotations
 
-import itertools
 import os
+from itertools import chain
+from operator import attrgetter
 import stat
 
 from ._format import brief
@@ -68,8 +69,9 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
     Raises :class:`~bcast.errors.InputError` with one line naming what is wrong.
     """
     if isinstance(model, onnx.ModelProto):
-        _check_structure(model, "the model")
-        if any(_is_external(t) for t in _tensors(model.graph)):
+        # external data only matters where bcast reads it, the initializers (Shapes.constant): a Constant's
+        # value is read by onnx's shape inference only, which refuses external data, reading no file
+        if _check_structure(model, "the model", external_data=False):
             raise InputError("the model has tensors in external data that are not loaded: pass its path instead")
         return model
     try:
@@ -82,9 +84,9 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
         proto = onnx.ModelProto.FromString(data)
     except Exception:  # protobuf's DecodeError, or worse, for bytes that are not a ModelProto
         raise InputError(f"{path}: not an ONNX model (the file is not a protobuf ModelProto)") from None
-    _check_structure(proto, path)
-    if b"location" in data:  # an external tensor names its location: no such bytes, no external data
-        _load_external(proto, path)
+    external = _check_structure(proto, path, b"location" in data)  # no such bytes, no external data
+    if external:
+        _load_external(external, path)
     return proto
 
 
@@ -193,84 +195,103 @@ def _check_nodes(count: int, where: str) -> None:
                          "(bcast.models.MAX_NODES)")
 
 
-def _all_nodes(model) -> int:
-    return sum(len(g.node) for g in _graphs(model.graph))
-
-
-def _check_structure(model, where: str) -> None:
+def _check_structure(model, where: str, external_data: bool = True) -> list:
     """What a whole model has: a graph with outputs and a default-domain opset.  A truncated
-    file lacks one of them, or fails to parse (the graph is one length-prefixed field)."""
+    file lacks one of them, or fails to parse (the graph is one length-prefixed field).  Then
+    one walk over every graph (:func:`_scan`).  Returns the tensors whose data are external."""
     if not model.HasField("graph"):
         raise InputError(f"{where}: not an ONNX model, or a truncated one (it has no graph)")
     if default_opset(model) is None:
         raise InputError(f"{where}: no opset_import for the default ONNX domain (a truncated file?)")
     if not model.graph.output:
         raise InputError(f"{where}: the graph has no outputs (a truncated file?)")
-    _check_nodes(_all_nodes(model), where)
-    _check_text(model, where)
+    check_text(where, [o.domain for o in model.opset_import])
+    return _scan(model, where, external_data)
 
 
-def _strings(graph):
-    """The string fields of a graph that bcast reads, a tuple a node (names, op types, domains, dim params,
-    external data)."""
-    for v in (*graph.input, *graph.output, *graph.value_info):
-        dims = v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ()
-        yield (v.name, *(d.dim_param for d in dims))
-    for t in graph.initializer:
-        yield (t.name, *(e.value for e in t.external_data))
-    for n in graph.node:
-        yield (n.op_type, n.domain, n.name, *n.input, *n.output, *(a.name for a in n.attribute))
-
-
-def _check_text(model, where: str) -> None:
-    """protobuf hands back a string field that is not UTF-8 as bytes: refuse the model (a name is text).
-    ``str.join`` checks the types in C: ~2 s for a million nodes."""
-    for texts in itertools.chain([tuple(o.domain for o in model.opset_import)], *map(_strings, _graphs(model.graph))):
-        try:
-            "".join(texts)
-        except TypeError:
-            bad = next(t for t in texts if type(t) is not str)
-            raise InputError(f"{where}: a name or string field is not UTF-8 text ({brief(bad)}): "
-                             "ONNX strings must be UTF-8") from None
-
-
-def _graphs(graph):
-    """A graph and every subgraph in it (If, Loop, Scan bodies...), without recursion: protobuf bounds
-    the nesting, this walk does not need to."""
-    stack = [graph]
+def _scan(model, where: str, external_data: bool = True) -> list:
+    """The tensors with external data in ``model``'s graph, every graph in it (If, Loop, Scan
+    bodies...) and its functions, walked once without recursion (protobuf bounds the nesting, this
+    walk does not need to), refusing more than :data:`MAX_NODES` nodes in all and a name bcast may
+    print that is not UTF-8 text (protobuf hands one back as bytes): every name a value is given
+    (node outputs, graph inputs, initializers), ops, domains, node names.  A node input names a
+    value: one that is not text names none (lint checks the inputs it prints: :func:`check_text`),
+    as a dim_param or an attribute name that is not text matches no name bcast looks for.
+    ``str.join`` checks the types in C.
+    Graphs and tensors held by attributes are found by each attribute's type, as onnx reads them
+    (``onnx.helper.get_attribute_value``), on the nodes whose attributes anyone reads for them:
+    the ops that hold a graph or a tensor, and every op outside ONNX's own domains (not the ops
+    that hold a tensor when ``external_data`` is false: the model's bytes name no location)."""
+    external, stack, count = [], [model.graph, *model.functions], 0
     while stack:
         g = stack.pop()
-        yield g
-        for node in g.node:
-            for a in node.attribute:
-                if a.HasField("g"):
-                    stack.append(a.g)
-                stack.extend(a.graphs)
+        nodes = g.node
+        count += len(nodes)
+        _check_nodes(count, where)
+        heads = list(map(_HEAD, nodes))  # map and attrgetter: the walk over the nodes runs in C
+        texts = [*chain.from_iterable(heads), *chain.from_iterable(map(_OUTPUTS, nodes))]
+        holders = _HOLDERS if external_data else _GRAPH_HOLDERS
+        for n, (op, domain, _) in zip(nodes, heads):
+            if op in holders or domain not in DEFAULT_DOMAINS:
+                for a in n.attribute:
+                    if a.type in _NESTED:
+                        external += _nested(a, stack, where)
+        if type(g) is onnx.GraphProto:
+            texts += map(_NAME, chain(g.input, g.output, g.value_info, g.initializer))
+            external += _external(g.initializer, where)
+            for sp in g.sparse_initializer:
+                external += _external((sp.values, sp.indices), where)
+        check_text(where, texts)
+    return external
 
 
-def _tensors(graph):
-    """Every TensorProto of a graph and its subgraphs: initializers and attribute values."""
-    for g in _graphs(graph):
-        yield from g.initializer
-        for sp in g.sparse_initializer:
-            yield sp.values
-            yield sp.indices
-        for node in g.node:
-            for a in node.attribute:
-                if a.HasField("t"):
-                    yield a.t
-                yield from a.tensors
+_A = onnx.AttributeProto
+_HEAD, _OUTPUTS, _NAME = attrgetter("op_type", "domain", "name"), attrgetter("output"), attrgetter("name")
+#: attribute types that hold graphs or tensors
+_NESTED = frozenset((_A.GRAPH, _A.GRAPHS, _A.TENSOR, _A.TENSORS, _A.SPARSE_TENSOR, _A.SPARSE_TENSORS))
+#: ONNX's ops with an attribute of those types: graphs, then graphs or tensors
+_GRAPH_HOLDERS = frozenset(("If", "Loop", "Scan", "SequenceMap"))
+_HOLDERS = _GRAPH_HOLDERS | {"Constant", "ConstantOfShape"}
 
 
-def _is_external(t) -> bool:
-    return t.data_location == onnx.TensorProto.EXTERNAL
+def _nested(a, graphs: list, where: str) -> list:
+    """The graphs of attribute ``a`` go on ``graphs``; returns its tensors with external data."""
+    kind = a.type
+    if kind == _A.GRAPH:
+        graphs.append(a.g)
+    elif kind == _A.GRAPHS:
+        graphs.extend(a.graphs)
+    elif kind == _A.TENSOR:
+        return _external([a.t], where)
+    elif kind == _A.TENSORS:
+        return _external(a.tensors, where)
+    elif kind == _A.SPARSE_TENSOR:
+        return _external([a.sparse_tensor.values, a.sparse_tensor.indices], where)
+    else:
+        return _external([x for sp in a.sparse_tensors for x in (sp.values, sp.indices)], where)
+    return []
 
 
-def _load_external(model, path: str) -> None:
+def _external(tensors, where: str) -> list:
+    """Those of ``tensors`` whose data are in an external file (their locations are text too)."""
+    found = [t for t in tensors if t.data_location == onnx.TensorProto.EXTERNAL]
+    for t in found:
+        check_text(where, [t.name, *(e.value for e in t.external_data)])
+    return found
+
+
+def check_text(where: str, texts: list) -> None:
+    """InputError unless every one of ``texts`` (names read from a model) is text, not bytes."""
+    try:
+        "".join(texts)
+    except TypeError:
+        bad = next(t for t in texts if type(t) is not str)
+        raise InputError(f"{where}: a name or string field is not UTF-8 text ({brief(bad)}): "
+                         "ONNX strings must be UTF-8") from None
+
+
+def _load_external(tensors: list, path: str) -> None:
     """Check every external-data location against the model's folder, then load the data."""
-    tensors = [t for t in _tensors(model.graph) if _is_external(t)]
-    if not tensors:
-        return
     from .execute import format_bytes, memory_budget
 
     base = os.path.dirname(os.path.abspath(path))
