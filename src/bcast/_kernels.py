@@ -143,7 +143,10 @@ def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray 
         a, b, sa, sb = b, a, sb, sa
     args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
     stream = out.nbytes >= STREAM_BYTES and K * size >= STREAM_ROW_BYTES
-    _run(loops.rows, args, I * J, n, pool_for, stream)
+    try:
+        _run(loops.rows, args, I * J, n, pool_for, stream)
+    except Exception:  # numba could not compile the loop for these types: it raised before any element ran
+        return None
     return out
 
 
