@@ -4,9 +4,10 @@ numpy's loop for ``(16,256,56,56) + (256,1,1)`` into a given output runs at
 ~1.3x onnxruntime's with the same two threads, however it is blocked: its
 loops read a stride-0 operand through a buffer and stop every few thousand
 elements.  One compiled loop over the output, per thread, reaches the memory
-floor that onnxruntime reaches (a plain loop copying the same bytes; see
-benchmarks/run.py).  numba compiles it once per dtype (cached on disk) and
-releases the GIL; bcast's thread pool runs it on ranges of output rows.
+floor that onnxruntime reaches (a plain loop copying the same bytes), and
+below it for large outputs with streaming stores (:mod:`bcast._loops`).  numba
+compiles it once per dtype (cached on disk) and releases the GIL; bcast's
+thread pool runs it on ranges of output rows.
 
 Only what gives the same bits as numpy's loop is compiled: ``add``,
 ``subtract``, ``multiply`` (and ``divide`` for floats) on float32/float64
@@ -52,7 +53,7 @@ STREAM_ROW_BYTES = 4096
 #: Chunks of rows per thread: more than one evens out threads slowed by other processes.
 _CHUNKS_PER_THREAD = 4
 
-_kernel = None  # the compiled loop, False once it is known to be unavailable
+_kernel = None  # bcast._loops, or False once it is known to be unavailable
 _lock = threading.Lock()
 
 
