@@ -48,7 +48,7 @@ _INTS = (np.dtype(np.int32), np.dtype(np.int64))
 #: stores (bcast._loops).  Short rows are not: a row's unaligned ends are plain stores to the cache lines
 #: the next row's streamed vectors share, and each such mix costs a trip to memory (measured: rows of
 #: 56 float32 streamed, 16x slower than plain stores).
-STREAM_BYTES = 16 << 20
+STREAM_BYTES = 8 << 20
 STREAM_ROW_BYTES = 4096
 #: Chunks of rows per thread: more than one evens out threads slowed by other processes.
 _CHUNKS_PER_THREAD = 4

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -121,8 +122,25 @@ def parse_bytes(text: str) -> int:
     return int(number * _UNITS[m.group(2)])
 
 
+#: available_memory() re-reads the system's figure at most this often (seconds): reading /proc/meminfo
+#: costs ~45 us, a tenth of a 12 MiB add
+AVAILABLE_TTL = 0.1
+_available = (-1.0, 0)  # (time.monotonic() when read, bytes)
+
+
 def available_memory() -> int:
-    """Bytes of memory available now (Linux: MemAvailable; elsewhere: free physical pages)."""
+    """Bytes of memory available now (Linux: MemAvailable; elsewhere: free physical pages), as
+    read at most :data:`AVAILABLE_TTL` seconds ago."""
+    global _available
+    now = time.monotonic()
+    if now - _available[0] < AVAILABLE_TTL:
+        return _available[1]
+    found = _read_available()
+    _available = (now, found)
+    return found
+
+
+def _read_available() -> int:
     try:
         with open("/proc/meminfo") as f:
             for line in f:
