@@ -110,3 +110,12 @@ def run_ort(m, feeds):
     sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
     return dict(zip(names, sess.run(names, feeds)))
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """A small model (Add of an input (1,2,3,4) and a (3,4) initializer) saved as m.onnx in tmp_path."""
+    m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4]}, ["c"], inits={"w": np.ones((3, 4), np.float32)})
+    path = tmp_path / "m.onnx"
+    onnx.save(m, str(path))
+    return path

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from onnx_models import light, model, onnx, randomized, run_ort
+from onnx_models import light, model, onnx, randomized, run_ort, saved  # noqa: F401 - saved: a fixture
 
 import bcast
 from bcast import onnx as bonnx
@@ -174,14 +174,6 @@ def test_ncnn_rewrite_of_a_legacy_node_drops_its_axis():
 
 
 # --------------------------------------------------------------------------- files
-
-
-@pytest.fixture
-def saved(tmp_path):
-    m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4]}, ["c"], inits={"w": np.ones((3, 4), np.float32)})
-    path = tmp_path / "m.onnx"
-    onnx.save(m, str(path))
-    return path
 
 
 def test_rewrite_writes_atomically(saved, tmp_path):

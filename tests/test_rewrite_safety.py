@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from onnx_models import model
+from onnx_models import model, saved  # noqa: F401 - saved: a fixture
 
 onnx = pytest.importorskip("onnx")
 
@@ -26,14 +26,6 @@ from bcast.cli import main  # noqa: E402
 from bcast.errors import InputError  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-
-
-@pytest.fixture
-def saved(tmp_path):
-    m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4]}, ["c"], inits={"w": np.ones((3, 4), np.float32)})
-    path = tmp_path / "m.onnx"
-    onnx.save(m, str(path))
-    return path
 
 
 def _cli(*argv):
