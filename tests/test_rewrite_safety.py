@@ -13,7 +13,6 @@ import sys
 import tempfile
 import textwrap
 
-import numpy as np
 import pytest
 
 from onnx_models import model, saved  # noqa: F401 - saved: a fixture
