@@ -125,8 +125,8 @@ def _streamed(op, out, po, n, x, xi, y, yi):  # pragma: no cover - compiled
 # error_model="numpy": x / 0 is inf or nan, as in numpy, not ZeroDivisionError.  Indices are
 # unsigned (strides are >= 0): numba then skips its negative-index wraparound and LLVM
 # vectorizes the inner loops (each branch has constant inner strides).  ``rows`` calls the
-# inlined body once per op with the op a constant: each copy's loops hold one op (LLVM does
-# not take a test of the op out of a loop by itself: measured, short rows 1.4x slower).
+# inlined body once per op with the op a constant: each copy's loops hold one op (measured, rows
+# of 56 float32 in one thread: 7.5 ms with the op tested in the loops, 6.7 ms this way).
 # Compiled once per dtype, cached on disk.
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
 def rows(op, a, b, out, J, K, as0, as1, as2, bs0, bs1, bs2, t0, t1, stream):  # pragma: no cover - compiled
