@@ -24,6 +24,7 @@ import bcast.ncnn
 import bcast.onnx
 import bcast.openvino
 from bcast import _kernels, parallel
+from test_parallel import clear_fast_paths
 
 pytest.importorskip("numba")
 
@@ -75,7 +76,7 @@ def assert_same(got, expected, a, b):
 
 def loop(func, a, b, out, n=1):
     shape = out.shape
-    done = _kernels.try_run(func, [np.broadcast_to(a, shape), np.broadcast_to(b, shape)], out, n, parallel._get_pool)
+    done = _kernels.try_run(func, [np.broadcast_to(a, shape), np.broadcast_to(b, shape)], out, n)
     assert done is out, "the compiled loop did not run"
     return out
 
@@ -125,23 +126,23 @@ def test_layout_falls_back():
     out = np.empty((4, 5), np.float32)
     views = [a[::-1], np.broadcast_to(np.float32(1), (4, 5))]
     with np.errstate(all="ignore"):
-        assert _kernels.try_run(np.add, views, out, 1, parallel._get_pool) is None  # numpy's turn
-        assert _kernels.try_run(np.add, [a, a.astype(np.float64)], out, 1, parallel._get_pool) is None  # mixed
-        assert _kernels.try_run(np.power, [a, a], out, 1, parallel._get_pool) is None  # not compiled
-        assert _kernels.try_run(np.add, [a, a], np.empty((5, 4), np.float32).T, 1, parallel._get_pool) is None
+        assert _kernels.try_run(np.add, views, out, 1) is None  # numpy's turn
+        assert _kernels.try_run(np.add, [a, a.astype(np.float64)], out, 1) is None  # mixed
+        assert _kernels.try_run(np.power, [a, a], out, 1) is None  # not compiled
+        assert _kernels.try_run(np.add, [a, a], np.empty((5, 4), np.float32).T, 1) is None
     i = np.ones((4, 5), np.int32)
-    assert _kernels.try_run(np.divide, [i, i], np.empty((4, 5), np.int32), 1, parallel._get_pool) is None
+    assert _kernels.try_run(np.divide, [i, i], np.empty((4, 5), np.int32), 1) is None
 
 
 def test_numpy_warnings_kept():
     """numpy warns (or raises) on float overflow: with warnings on, the loop is not used."""
     a = np.full((4, 5), 3e38, np.float32)
     out = np.empty_like(a)
-    assert _kernels.try_run(np.add, [a, a], out, 1, parallel._get_pool) is None  # errstate "warn"
+    assert _kernels.try_run(np.add, [a, a], out, 1) is None  # errstate "warn"
     with np.errstate(over="raise"):
-        assert _kernels.try_run(np.add, [a, a], out, 1, parallel._get_pool) is None
+        assert _kernels.try_run(np.add, [a, a], out, 1) is None
     i = np.full((4, 5), 2**31 - 1, np.int32)  # integer overflow: numpy neither warns nor raises
-    assert _kernels.try_run(np.add, [i, i], np.empty_like(i), 1, parallel._get_pool) is not None
+    assert _kernels.try_run(np.add, [i, i], np.empty_like(i), 1) is not None
 
 
 @pytest.fixture
@@ -149,9 +150,7 @@ def large(monkeypatch):
     """Every output of 8 elements or more counts as large; counts the compiled loop's runs."""
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
     monkeypatch.setattr(bcast._fast, "SMALL_ELEMENTS", 0)
-    for cache in (bcast._fast.APPLY, bcast._fast.NATURAL, bcast.onnx._FAST, bcast.onnx._NATURAL,
-                  bcast.openvino._FAST, bcast.ncnn._FAST):
-        cache.clear()
+    clear_fast_paths()
     runs = []
     real = _kernels.try_run
 

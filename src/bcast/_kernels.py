@@ -32,7 +32,6 @@ not merge, a non-contiguous output -- stays with numpy.
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
 
@@ -50,8 +49,6 @@ _INTS = (np.dtype(np.int32), np.dtype(np.int64))
 #: 56 float32 streamed, 16x slower than plain stores).
 STREAM_BYTES = 8 << 20
 STREAM_ROW_BYTES = 4096
-#: Chunks of rows per thread: more than one evens out threads slowed by other processes.
-_CHUNKS_PER_THREAD = 4
 
 _kernel = None  # bcast._loops, or False once it is known to be unavailable
 _lock = threading.Lock()
@@ -117,10 +114,8 @@ def _flat(v: np.ndarray, steps) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(v, shape=(span,), strides=(v.itemsize,), writeable=False)
 
 
-def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray | None:
-    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None (numpy's turn).
-
-    ``pool_for(k)``: a thread pool of at least ``k`` threads (bcast.parallel's)."""
+def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
+    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None (numpy's turn)."""
     spec = _spec(func) if len(views) == 2 else None
     if spec is None:
         return None
@@ -145,33 +140,16 @@ def try_run(func, views: list, out: np.ndarray, n: int, pool_for) -> np.ndarray 
     args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
     stream = out.nbytes >= STREAM_BYTES and K * size >= STREAM_ROW_BYTES
     try:
-        _run(loops.rows, args, I * J, n, pool_for, stream)
+        _run(loops.rows, args, I * J, n, stream)
     except Exception:  # numba could not compile the loop for these types: it raised before any element ran
         return None
     return out
 
 
-def _run(kernel, args, rows: int, n: int, pool_for, stream: bool) -> None:
-    tasks = max(1, min(rows, n * _CHUNKS_PER_THREAD if n > 1 else 1))
+def _run(kernel, args, rows: int, n: int, stream: bool) -> None:
+    """The kernel on ranges of rows, in bcast.parallel's threads and tasks."""
+    from . import parallel  # parallel imports this module: here, it has loaded
+
+    tasks = max(1, min(rows, n * parallel.CHUNKS_PER_THREAD if n > 1 else 1))
     bounds = [rows * t // tasks for t in range(tasks + 1)]
-    if tasks == 1:
-        kernel(*args, 0, rows, stream)
-        return
-    counter = itertools.count()
-
-    def worker():
-        for t in iter(counter.__next__, None):  # next() of a count is atomic: threads take ranges in turn
-            if t >= tasks:
-                return
-            kernel(*args, bounds[t], bounds[t + 1], stream)
-
-    futures = [pool_for(n - 1).submit(worker) for _ in range(n - 1)]
-    error = None
-    try:
-        worker()
-    except BaseException as e:  # pragma: no cover - the compiled loop raises nothing
-        error = e
-    for f in futures:
-        f.result()
-    if error is not None:  # pragma: no cover
-        raise error
+    parallel.run_tasks(n, tasks, lambda t, _: kernel(*args, bounds[t], bounds[t + 1], stream))

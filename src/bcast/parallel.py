@@ -49,8 +49,8 @@ from ._blocked import split
 from ._format import brief
 from .errors import InputError
 
-__all__ = ["MIN_ELEMENTS", "elementwise", "is_elementwise", "run_chunked", "set_threads", "split", "threads",
-           "try_run"]
+__all__ = ["MIN_ELEMENTS", "elementwise", "is_elementwise", "run_chunked", "run_tasks", "set_threads", "split",
+           "threads", "try_run"]
 
 #: Outputs smaller than this (elements) run in one thread (measured: benchmarks/run.py --only threshold).
 MIN_ELEMENTS = 1 << 21
@@ -137,20 +137,27 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
     n = threads() if n is None else n
     plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
-    if n == 1 or len(plan.tasks) == 1:
+    run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+    return out
+
+
+def run_tasks(n: int, total: int, run: Callable) -> None:
+    """``run(i, scratch)`` for every task ``0 <= i < total``, by ``n`` threads taking tasks in
+    turn (``scratch``: the running thread's :class:`bcast._blocked.Scratch`); ``n = 1`` or one
+    task: all in this thread.  The first exception of any task is raised once all have ended."""
+    if n == 1 or total == 1:
         scratch = _scratch()
-        for i in range(len(plan.tasks)):
-            plan.run(func, i, scratch)
-        return out
+        for i in range(total):
+            run(i, scratch)
+        return
     counter = itertools.count()
-    total = len(plan.tasks)
 
     def worker():
         scratch = _scratch()
         for i in iter(counter.__next__, None):  # next() of a count is atomic: threads take tasks in turn
             if i >= total:
                 return
-            plan.run(func, i, scratch)
+            run(i, scratch)
 
     pool = _get_pool(n - 1)
     futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(n - 1)]
@@ -163,7 +170,6 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     first = next((e for e in errors if e is not None), None)
     if first is not None:
         raise first
-    return out
 
 
 _local = threading.local()
@@ -196,7 +202,7 @@ def try_run(func: Callable, views: list, out, dtype) -> Any:
         out = _recycle.empty(shape, dtype)
     elif not isinstance(out, np.ndarray) or any(np.may_share_memory(out, v) for v in views):
         return None
-    done = _kernels.try_run(func, views, out, n, _get_pool)  # a compiled loop, where one gives numpy's bits
+    done = _kernels.try_run(func, views, out, n)  # a compiled loop, where one gives numpy's bits
     return done if done is not None else run_chunked(func, views, out, n)
 
 
