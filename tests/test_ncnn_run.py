@@ -29,7 +29,7 @@ from bcast.rules.ncnn import garbage_shape
 
 pytest.importorskip("ncnn")
 from bcast.oracles import ncnn as oracle  # noqa: E402
-from ncnn_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
+from bcast.proofs.ncnn_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
 
 SEED = 20261122
 SIZE_SETS = ((1, 2, 3), (1, 2, 4, 5, 8))
