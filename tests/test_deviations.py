@@ -208,3 +208,54 @@ def test_check_command_json(monkeypatch):
     assert set(data["records"][0]) >= {"id", "runtime", "package", "proven_on", "installed", "verdict", "detail"}
     rc, text = _cli("deviations", "--check")
     assert rc == 1 and "ncnn-garbage (gone): fixed in 1.1" in text and "onnx is not installed" in text
+
+
+# -- the notes name the installed version where a record was not proven on it --------
+
+
+@pytest.fixture
+def newer_onnxruntime(monkeypatch):
+    """onnxruntime 9.9.9 installed, as far as the registry can tell (its proofs are not run)."""
+    import bcast.deviations as deviations
+
+    real = deviations.installed_version
+    monkeypatch.setattr(deviations, "installed_version", lambda p: "9.9.9" if p == "onnxruntime" else real(p))
+    d = DEV["onnxruntime-prelu-bidirectional"]
+    return f"proven on {', '.join(d.proven_on)}; installed 9.9.9"
+
+
+def test_explain_and_compare_print_the_installed_version_of_an_unproven_one(newer_onnxruntime):
+    d = DEV["onnxruntime-prelu-bidirectional"]
+    assert d.drift() == newer_onnxruntime and d.installed == "9.9.9"
+    rc, text = _cli("explain", "3,1", "1,4", "--rule", "unidirectional")
+    assert f"onnxruntime ({newer_onnxruntime}) [onnxruntime-prelu-bidirectional]" in text, text
+    assert "onnx.reference.ReferenceEvaluator 1.23.2 [reference-prelu-bidirectional]" in text  # proven on it
+    rc, text = _cli("compare", "3,1", "1,4")
+    assert f"onnx-legacy: onnxruntime ({newer_onnxruntime}) [onnxruntime-no-legacy-opsets]" in text, text
+    rc, text = _cli("explain", "3,1", "1,4", "--rule", "unidirectional", "--json")
+    (f,) = [f for f in json.loads(text)["deviations"] if f["id"] == d.id]
+    assert f["installed"] == "9.9.9" and f["proven_on"] == list(d.proven_on) and f["version"] == d.version
+    rc, text = _cli("deviations")
+    assert "    installed: 9.9.9 (not proven on it: bcast deviations --check)" in text
+
+
+def test_proven_versions_print_plainly():
+    d = DEV["onnxruntime-prelu-bidirectional"]
+    if d.installed not in d.proven_on:
+        pytest.skip(f"onnxruntime {d.installed} is not a locked version")
+    assert d.drift() == "" and d.label() == f"onnxruntime {d.version}"
+
+
+def test_conformance_prints_the_installed_version_of_an_unproven_one(newer_onnxruntime):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("hypothesis")
+    from bcast import conformance
+
+    report = conformance.run(rules=["onnx-legacy"], runtimes=["onnxruntime"], cases=2)
+    text = conformance.format_text(report)
+    assert f"onnxruntime-no-legacy-opsets (onnxruntime; {newer_onnxruntime}): " in text, text
+    devs = [d for c in report["cases"] for chk in c["checks"].values() for d in chk["deviations"]]
+    assert devs and all(d["installed"] == "9.9.9" for d in devs if d["runtime"] == "onnxruntime"), devs
+    from bcast.conformance_html import _drift
+
+    assert _drift(devs[0]) == "; " + newer_onnxruntime

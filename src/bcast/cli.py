@@ -25,6 +25,7 @@ from .rules import POLICIES, RULES, get_rule, infer
 from .shapes import SHAPE_SYNTAX, parse_shape
 
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
+_RECORDS = {d.id: d for d in DEVIATIONS}
 
 SHAPES_HELP = f"input shapes: {SHAPE_SYNTAX}"
 
@@ -361,7 +362,8 @@ def _cmd_compare(args, out) -> int:
         if data["deviations"]:
             print("\nruntimes that deviate from the spec here:", file=out)
             for f in data["deviations"]:
-                print(f"  - {f['rule']}: {f['runtime']} {f['version']} [{f['id']}]: {f['note']}", file=out)
+                label = _RECORDS[f["id"]].label()
+                print(f"  - {f['rule']}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
 
 
