@@ -210,6 +210,29 @@ def test_check_command_json(monkeypatch):
     assert rc == 1 and "ncnn-garbage (gone): fixed in 1.1" in text and "onnx is not installed" in text
 
 
+
+def test_check_command_with_no_runtime_is_no_pass(monkeypatch, capsys):
+    """Nothing checked is not a pass: every record listed as skipped, a line says so, exit 1."""
+    import bcast.proofs as p
+
+    monkeypatch.setattr(p, "installed_version", lambda package: None)
+    rc, text = _cli("deviations", "--check")
+    assert rc == 1, text
+    assert sum(" skipped" in line for line in text.splitlines()) == len(DEVIATIONS) + 1  # the rows, the counts
+    assert "nothing could be checked" in text
+    rc, text = _cli("deviations", "--check", "--json")
+    data = json.loads(text)
+    assert rc == 1 and data["ok"] is False and len(data["records"]) == len(DEVIATIONS)
+
+
+def test_deviations_help_says_what_check_does(capsys):
+    rc, _ = _cli("deviations", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert rc == 0
+    for words in ("--check", "proven on", "installed", "present", "gone", "changed", "skipped",
+                  "exit status: 0", "2 bad input", "no record could be checked"):
+        assert words in text, words
+
 # -- the notes name the installed version where a record was not proven on it --------
 
 
