@@ -111,10 +111,11 @@ examples:
 version installed, and the verdict: present (the runtime still deviates as recorded), gone (it now follows
 its spec: fixed in the installed version), changed (it does something else; the line below the table says
 what), skipped (the runtime, or another the proof needs, is not installed; never left out of the table).
-"present (new version)": present on an installed version the record does not list yet.
+"present (new version)": present on an installed version the record does not list yet; "gone (as recorded)":
+gone on a version from the record's "fixed in" on, as it says.
 
-exit status: 0 listed, or (--check) every record that could run is present; 1 (--check) some record is gone
-or changed, or no record could be checked at all (no runtime installed); 2 bad input
+exit status: 0 listed, or (--check) every record that could run is present (or gone as recorded); 1 (--check)
+some record is gone or changed, or no record could be checked at all (no runtime installed); 2 bad input
 """
 
 

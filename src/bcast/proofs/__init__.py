@@ -5,7 +5,8 @@ runtime) with the shape cases it runs.  A proof runs the installed runtime and
 gives a :class:`Verdict`:
 
 * ``present``: the runtime still deviates as recorded;
-* ``gone``: it now does what its spec says (the record gets ``fixed_in``);
+* ``gone``: it now does what its spec says (the record gets ``fixed_in``; on a version from
+  ``fixed_in`` on, ``gone`` is what the record expects: the verdict is ``ok``);
 * ``changed``: it does something else than the record says (``detail`` says what);
 * ``skipped``: it cannot run here (the runtime, or another one the proof needs,
   is not installed).
@@ -25,12 +26,14 @@ True
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 from dataclasses import dataclass
 
 from ..deviations import DEVIATIONS, installed_version
 
-__all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table", "proof_name", "proofs", "prove"]
+__all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table", "proof_name", "proofs", "prove",
+           "version_key"]
 
 #: The modules that hold the proofs, by runtime.
 MODULES = ("openvino", "openvino_run", "ncnn", "onnx")
@@ -73,6 +76,18 @@ class Verdict:
     verdict: str  # one of VERDICTS
     detail: str = ""
 
+    fixed_in: str | None = None  # the record's
+
+    @property
+    def ok(self) -> bool:
+        """Present, or gone on a version from the record's ``fixed_in`` on (as recorded)."""
+        return self.verdict == "present" or (self.verdict == "gone" and self.as_recorded)
+
+    @property
+    def as_recorded(self) -> bool:
+        """Gone where the record says it is fixed: the installed version is ``fixed_in`` or later."""
+        return bool(self.fixed_in and self.installed and version_key(self.installed) >= version_key(self.fixed_in))
+
     @property
     def new_version(self) -> bool:
         """Present on an installed version the record does not list yet."""
@@ -81,7 +96,12 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"id": self.id, "runtime": self.runtime, "package": self.package,
                 "proven_on": list(self.proven_on), "installed": self.installed, "verdict": self.verdict,
-                "detail": self.detail, "proof": proof_name(self.id)}
+                "detail": self.detail, "fixed_in": self.fixed_in, "ok": self.ok, "proof": proof_name(self.id)}
+
+
+def version_key(version: str) -> tuple:
+    """A version's numbers, to order versions: ``"1.32.0"`` -> ``(1, 32, 0)``."""
+    return tuple(int(n) for n in re.findall(r"\d+", version))
 
 
 def prove(dev_id: str) -> Verdict:
@@ -93,7 +113,7 @@ def prove(dev_id: str) -> Verdict:
     here = installed_version(d.package)
 
     def verdict(v: str, detail: str = "") -> Verdict:
-        return Verdict(d.id, d.runtime, d.package, tuple(d.proven_on), here, v, detail)
+        return Verdict(d.id, d.runtime, d.package, tuple(d.proven_on), here, v, detail, d.fixed_in)
 
     if here is None:
         return verdict("skipped", f"{d.package} is not installed")
@@ -119,10 +139,10 @@ def check(ids=None) -> list[Verdict]:
 
 
 def exit_status(verdicts: list[Verdict]) -> int:
-    """0: every record that could run is present (and at least one could); 1: some are gone or
-    changed, or none could run at all."""
+    """0: every record that could run is present, or gone as recorded (and at least one could run);
+    1: some are gone (where the record does not say so) or changed, or none could run at all."""
     ran = [v for v in verdicts if v.verdict != "skipped"]
-    return 0 if ran and all(v.verdict == "present" for v in ran) else 1
+    return 0 if ran and all(v.ok for v in ran) else 1
 
 
 def format_table(verdicts: list[Verdict], width: int = 60) -> str:
@@ -130,11 +150,11 @@ def format_table(verdicts: list[Verdict], width: int = 60) -> str:
     record that is not plainly present, and a summary line."""
     rows = [("record", "runtime", "proven on", "installed", "verdict")]
     for v in verdicts:
-        mark = " (new version)" if v.new_version else ""
+        mark = " (new version)" if v.new_version else " (as recorded)" if v.verdict == "gone" and v.ok else ""
         rows.append((v.id, v.package, ", ".join(v.proven_on), v.installed or "-", v.verdict + mark))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    notes = [v for v in verdicts if v.verdict != "present"]
+    notes = [v for v in verdicts if not v.ok]
     if notes:
         lines.append("")
         for v in notes:
