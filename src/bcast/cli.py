@@ -97,7 +97,8 @@ examples:
   bcast conformance --runtimes openvino --rules pdpd,openvino-select --cases 200
   bcast conformance --html report.html --json > report.json
 
-exit status: 0 every disagreement is explained by the deviation registry, 1 some are not, 2 bad input
+exit status: 0 every disagreement is explained by the deviation registry; 1 some are not, or nothing was checked,
+or a runtime named in --runtimes is not installed (--allow-missing: not a failure); 2 bad input
 """
 
 
@@ -203,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", type=int, default=24, metavar="N", help="random cases per rule (default 24)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random cases (default 0)")
     p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="a runtime that is not installed is skipped, not a failure, even when that leaves nothing "
+                   "checked (without it, a run that checks nothing, or misses a runtime named in --runtimes, exits 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
@@ -345,15 +349,23 @@ def _cmd_compare(args, out) -> int:
 def _cmd_conformance(args, out) -> int:
     try:
         from . import conformance, strategies  # noqa: F401 (strategies: the random cases need hypothesis)
-        from .conformance_html import write_html
+        from .conformance_html import check_html_path, write_html
     except ImportError as e:
         raise InputError(f"conformance needs hypothesis and numpy ({e}): pip install 'bcast[test]'") from None
 
-    def names(text):
-        return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+    def names(text, flag):
+        if text is None:
+            return None
+        out = [n.strip() for n in text.split(",") if n.strip()]
+        if not out:
+            raise InputError(f"{flag} {text!r} names nothing: give one name or more, comma-separated")
+        return out
 
-    report = conformance.run(rules=names(args.rules), runtimes=names(args.runtimes), cases=args.cases, seed=args.seed)
-    if args.html:
+    if args.html is not None:
+        check_html_path(args.html)  # before the run, not after it
+    report = conformance.run(rules=names(args.rules, "--rules"), runtimes=names(args.runtimes, "--runtimes"),
+                             cases=args.cases, seed=args.seed, allow_missing=args.allow_missing)
+    if args.html is not None:
         write_html(report, args.html)
     if args.json:
         print(json.dumps(report, indent=2), file=out)

@@ -193,11 +193,25 @@ def render_html(report: dict) -> str:
     )
 
 
+def check_html_path(path: str) -> str:
+    """``path`` as a file the page can go to, or an InputError: not empty, not a folder, in a folder that is."""
+    from .errors import InputError
+
+    if not isinstance(path, str) or not path.strip():
+        raise InputError(f"--html {path!r}: give a file name")
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        raise InputError(f"--html {path}: is a folder; give a file name, e.g. {os.path.join(path, 'report.html')}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"--html {path}: no folder {folder}")
+    return folder
+
+
 def write_html(report: dict, path: str) -> None:
     """Write the page to ``path`` atomically (a temporary file beside it, then a rename)."""
     from .errors import InputError
 
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = check_html_path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".bcast-", suffix=".html", dir=folder)
     except OSError as e:
@@ -209,6 +223,9 @@ def write_html(report: dict, path: str) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; a report is an ordinary file
         os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise InputError(f"cannot write {path}: {e.strerror}") from None
     except BaseException:
         os.unlink(tmp)
         raise
