@@ -379,10 +379,10 @@ def test_cli_prints_the_recipe():
 
 def test_cli_errors():
     assert _cli("2,3", "4", "--to", "onnx") == (
-        1, "error: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
+        1, "numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
            "dims must be equal or one of them 1\n")
     code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn")
-    assert code == 1 and text.startswith("error: cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
+    assert code == 1 and text.startswith("cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
     assert len(text.splitlines()) == 1
 
 

@@ -1,7 +1,14 @@
 """The ``bcast`` command line.
 
-Exit status: 0 broadcastable / ok, 1 not broadcastable (or lint findings),
-2 usage or input error (one line on stderr, never a traceback).
+One convention for every command (README "Commands"):
+
+- stdout carries the command's answer, whatever it is: the shape, table, recipe, report
+  or JSON, and when the answer is no (not broadcastable, no recipe, findings,
+  unexplained disagreements) the reason: exit status 0 for yes, 1 for no;
+- stderr carries only what is wrong with the invocation (a bad shape, option or file):
+  exactly one line ``bcast COMMAND: error: MESSAGE`` (``bcast: error:`` before a command),
+  nothing on stdout, exit status 2, never a traceback.  ``note:`` lines on stderr say
+  what a command did on the side (a deviation a recipe avoided).
 """
 
 from __future__ import annotations
@@ -44,6 +51,24 @@ examples:
   bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
   bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, and the garbage it computes
   bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
+
+exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
+"""
+
+EPILOG_RULES = """\
+examples:
+  bcast rules                                      every rule: summary, inputs, options, source
+  bcast rules --json
+
+exit status: 0, 2 bad input
+"""
+
+EPILOG_DEVIATIONS = """\
+examples:
+  bcast deviations                                 every record: runtime, version, ops, condition, behaviour
+  bcast deviations --json
+
+exit status: 0, 2 bad input
 """
 
 EPILOG_COMPARE = """\
@@ -115,6 +140,30 @@ def one_line(text: str) -> str:
     return text.translate(_BREAKS)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, wrapping the description and the epilog to the terminal's width too, while
+    keeping their line breaks: an indented line (an example) stays one line when it fits, and wraps
+    under itself when it does not."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        out = []
+        for line in text.splitlines():
+            lead = line[: len(line) - len(line.lstrip())]
+            command, gap, comment = line.strip().partition("   ")
+            if len(indent + line) <= width or not line.strip():
+                out.append(indent + line)
+            elif lead and gap and comment.strip():  # an example and its comment: the comment goes under it
+                out.append(indent + lead + command)
+                out.append(textwrap.fill(comment.strip(), width, initial_indent=indent + lead + "    ",
+                                         subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
+            else:
+                out.append(textwrap.fill(line.strip(), width, initial_indent=indent + lead,
+                                         subsequent_indent=indent + lead + "  ", break_on_hyphens=False))
+        return "\n".join(out)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
@@ -136,7 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bcast",
         description="How every major ML framework broadcasts tensors: the result shape or the precise reason "
         "there is none, the alignment, and where runtimes deviate from their specs.",
-        epilog="run 'bcast COMMAND --help' for examples. " + SHAPES_HELP,
+        epilog="run 'bcast COMMAND --help' for examples. " + SHAPES_HELP + "\nexit status: 0 yes / ok, 1 no "
+        "(not broadcastable, no recipe, findings: the reason on stdout), 2 bad input (one line on stderr)",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"bcast {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -146,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("explain", "aligned table, verdict, reason and runtime deviations under one rule", EPILOG_EXPLAIN),
     ):
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=_Formatter)
         p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
         p.add_argument("--rule", default="numpy", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
         p.add_argument("--names", metavar="A,B", help="names for the inputs in messages")
@@ -158,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="every rule side by side, with the runtime deviations that apply",
                        description="Every rule side by side for the same shapes (the main job).",
-                       epilog=EPILOG_COMPARE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_COMPARE, formatter_class=_Formatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -166,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("translate", help="one rule's broadcast as another framework's explicit ops",
                        description="The minimal explicit recipe (Reshape / Unsqueeze / Expand + the op) that makes "
                        "the target compute what the rule computes, or the reason there is none.",
-                       epilog=EPILOG_TRANSLATE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_TRANSLATE, formatter_class=_Formatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
                    + " (default numpy)")
@@ -180,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
                        "the target. Needs the onnx package.",
-                       epilog=EPILOG_LINT, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", default="onnx", choices=LINT_TARGETS, help="the runtime (default onnx)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -188,9 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
                        "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks. Needs the onnx package.",
-                       epilog=EPILOG_REWRITE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
-    p.add_argument("--target", required=True, choices=REWRITE_TARGETS)
+    p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
+                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; ncnn: equal ranks for every BinaryOp")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -198,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("conformance", help="bcast against every installed runtime: the matrix of rules x runtimes",
                        description="Run the case matrix (the seed examples and random cases) through bcast and "
                        "every installed runtime; list every disagreement and the deviation record that explains it.",
-                       epilog=EPILOG_CONFORMANCE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_CONFORMANCE, formatter_class=_Formatter)
     p.add_argument("--runtimes", metavar="R,R", help="onnxruntime, reference, openvino, ncnn (default: all installed)")
     p.add_argument("--rules", metavar="R,R", help="rules to check (default: all)")
     p.add_argument("--cases", type=int, default=24, metavar="N", help="random cases per rule (default 24)")
@@ -209,9 +261,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "checked (without it, a run that checks nothing, or misses a runtime named in --runtimes, exits 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
+    p = sub.add_parser("rules", help="list the rules, their inputs and attributes",
+                       description="List every rule: what it is, how many inputs it takes, its options (the "
+                       "command-line flags of its attributes) and the spec or source it follows.",
+                       epilog=EPILOG_RULES, formatter_class=_Formatter)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs")
+    p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs",
+                       description="List the deviation registry: each place a real runtime broadcasts otherwise "
+                       "than its own spec (the runtime and version, the ops, when it happens, what it does, what "
+                       "the spec says) and the test that proves it against the runtime.",
+                       epilog=EPILOG_DEVIATIONS, formatter_class=_Formatter)
     p.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -235,6 +294,29 @@ def _attrs_from(args) -> dict:
     return attrs
 
 
+def _rule_attrs(args) -> dict:
+    """The rule attributes the options give, checked against ``--rule`` in the flags' own names
+    (``--trans-a does not apply to rule numpy``, not the Python attribute ``transA``)."""
+    attrs = _attrs_from(args)
+    rule = get_rule(args.rule)
+    known = {a.name: a for a in rule.attrs}
+    extra = [_flag(k) for k in attrs if k not in known]
+    if extra:
+        takes = ", ".join(a.flag for a in rule.attrs) or "none"
+        raise InputError(f"{', '.join(extra)} {'does' if len(extra) == 1 else 'do'} not apply to rule {rule.name} "
+                         f"(its options: {takes})")
+    for a in rule.attrs:
+        if a.name in attrs or a.required:
+            a.normalize(rule.name, attrs.get(a.name), label=a.flag)
+    return attrs
+
+
+def _flag(attr: str) -> str:
+    from .rules import Attr
+
+    return Attr(attr, "int").flag
+
+
 def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
     return {
         "rule": rule,
@@ -250,7 +332,7 @@ def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
-    attrs = _attrs_from(args)
+    attrs = _rule_attrs(args)
     try:
         plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
     except BroadcastError as err:
@@ -261,7 +343,7 @@ def _cmd_shape_or_explain(args, out) -> int:
         elif args.command == "explain":
             print(explain_error(err), file=out)
         else:
-            print(f"error: {err}", file=out)
+            print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
     if args.json:
         d = plan.to_dict()
@@ -287,12 +369,12 @@ def _cmd_translate(args, out) -> int:
 
     shapes = [parse_shape(s) for s in args.shapes]
     try:
-        recipe = translate(infer(*shapes, rule=args.rule, **_attrs_from(args)), to=args.to, op=args.op)
+        recipe = translate(infer(*shapes, rule=args.rule, **_rule_attrs(args)), to=args.to, op=args.op)
     except (BroadcastError, TranslationError) as err:
         if args.json:
             print(json.dumps(_translate_error_json(args, shapes, err), indent=2), file=out)
         else:
-            print(f"error: {err}", file=out)
+            print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
     if args.json:
         d = recipe.to_dict()
@@ -483,10 +565,13 @@ def main(argv=None, out=None) -> int:
         out = sys.stdout
         _tolerant(out)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    commands = parser._subparsers._group_actions[0].choices
+    if extra:  # named by the command they were given to: `bcast rules --bogus` is bcast rules' error
+        (commands.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        parser.print_help(out)
-        print("bcast: error: the following arguments are required: COMMAND (see bcast --help)", file=sys.stderr)
+        commands = ", ".join(commands)
+        print(f"bcast: error: name a COMMAND: {commands} (see bcast --help)", file=sys.stderr)
         return EXIT_USAGE
     with _terminate_cleanly():
         return _run(args, out)

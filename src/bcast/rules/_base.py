@@ -56,8 +56,9 @@ class Attr:
                 out.append("-" if ch == "_" else ch)
         return "--" + "".join(out)
 
-    def normalize(self, rule: str, value: Any) -> Any:
-        where = f"{rule}: attribute {self.name}"
+    def normalize(self, rule: str, value: Any, *, label: str | None = None) -> Any:
+        """``value`` checked and normalized; an InputError names the attribute (or ``label``: the CLI's flag)."""
+        where = f"{rule}: {label or 'attribute ' + self.name}"
         if value is None:  # not given, or given as None: the default
             if self.required:
                 raise InputError(f"{where} is required ({self.doc})")
