@@ -111,7 +111,7 @@ def test_broadcast_error_propagates_with_its_fields():
 @pytest.mark.parametrize(
     "arrays, attrs, message",
     [
-        ((np.ones(3), "x"), {}, "expected an array, got str"),
+        ((np.ones(3), "x"), {}, "expected an array or an array-like, got str"),
         ((np.ones(3), np.ones(3)), {"ncnn_order": True}, "arrays are always in numpy order"),
     ],
 )

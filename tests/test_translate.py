@@ -332,18 +332,18 @@ def test_no_recipe_says_why(plan, target, match):
     assert info.value.to_dict()["kind"] == "untranslatable" and str(info.value).startswith("cannot translate")
 
 
-@pytest.mark.parametrize("args, match", [
-    ((infer((2, 3), (3,)), "tflite"), "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
-    (((2, 3), "onnx"), "translate takes a Plan"),
-    ((infer((2, 3), (3,)), "onnx", "Foo"), "unknown op 'Foo'"),
-    ((infer((2, 3), (3,)), "onnx", "Where"), r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
-    ((infer((2, 3), (3,), rule="pdpd"), "onnx", "PRelu"), "PRelu broadcasts by the rules"),
-    ((infer((3,), (2, 3), rule="bidirectional"), "onnx", "Add"), "rule bidirectional is the op Expand, not Add"),
-    ((infer((2, 3), (3,)), "onnx", "Expand"), "Expand is the op of the rules bidirectional"),
+@pytest.mark.parametrize("source, to, op, match", [
+    ((infer((2, 3), (3,)),), "tflite", None, "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
+    (((2, 3), (3,)), "tflite", None, "unknown target 'tflite'"),  # shapes, as infer takes them
+    ((infer((2, 3), (3,)),), "onnx", "Foo", "unknown op 'Foo'"),
+    ((infer((2, 3), (3,)),), "onnx", "Where", r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
+    ((infer((2, 3), (3,), rule="pdpd"),), "onnx", "PRelu", "PRelu broadcasts by the rules"),
+    ((infer((3,), (2, 3), rule="bidirectional"),), "onnx", "Add", "rule bidirectional is the op Expand, not Add"),
+    ((infer((2, 3), (3,)),), "onnx", "Expand", "Expand is the op of the rules bidirectional"),
 ])
-def test_bad_requests_are_input_errors(args, match):
+def test_bad_requests_are_input_errors(source, to, op, match):
     with pytest.raises(InputError, match=match):
-        translate(*args)
+        translate(*source, to=to, op=op)
 
 
 def test_three_inputs_default_to_where():

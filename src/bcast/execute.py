@@ -405,6 +405,27 @@ def _result_dtype(arrays, dtype):
         return np.float64  # a dtype numpy does not know: size the check for 8 bytes an element
 
 
+def _as_arrays(arrays: tuple) -> tuple:
+    """``arrays`` with every array-like that is not an array (a list, a tuple, an object with
+    ``__array__``) made a numpy array, as numpy's functions take them; arrays and Python scalars stay."""
+    if all(hasattr(x, "shape") or isinstance(x, (int, float, bool, complex)) for x in arrays):
+        return arrays
+    out = []
+    for x in arrays:
+        if not (hasattr(x, "shape") or isinstance(x, (int, float, bool, complex))):
+            if isinstance(x, (str, bytes, dict, set)) or x is None:
+                raise InputError(f"expected an array or an array-like, got {type(x).__name__} {brief(x)}")
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError) as e:  # a ragged list
+                raise InputError(f"expected an array or an array-like, got {type(x).__name__} {brief(x)}: "
+                                 f"{str(e).splitlines()[0]}") from None
+            if x.dtype == object:
+                raise InputError(f"expected an array-like of numbers, got one numpy reads as objects: {brief(x)}")
+        out.append(x)
+    return tuple(out)
+
+
 def _plan(arrays, rule, names, attrs) -> Plan:
     if attrs.get("ncnn_order"):
         raise InputError("ncnn_order applies to shapes written in ncnn's order; arrays are always in numpy order")
@@ -418,6 +439,7 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     >>> [v.shape for v in broadcast_arrays(np.ones((4, 3, 2)), np.ones(4), rule="ncnn")]
     [(4, 3, 2), (4, 3, 2)]
     """
+    arrays = _as_arrays(arrays)
     plan = _plan(arrays, rule, names, attrs)
     xp = namespace(*arrays)
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
@@ -436,7 +458,8 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
         ``out=``), or the name of an array API function such as ``"add"``,
         ``"multiply"``, ``"maximum"``, looked up in the arrays' namespace.
     *arrays
-        numpy arrays, or arrays of one array-API library (dask stays lazy).
+        numpy arrays, or arrays of one array-API library (dask stays lazy), or
+        array-likes (lists, tuples, Python scalars: made numpy arrays, as numpy does).
     rule, names, **attrs
         As for :func:`bcast.infer`.
     out : array, optional
@@ -460,8 +483,11 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
                 except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
                     # or values the ufunc refuses (the full path says so)
                     pass
+        arrays = _as_arrays(arrays)
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:
             return result
+    else:
+        arrays = _as_arrays(arrays)
     plan = _plan(arrays, rule, names, attrs)
     return run_plan(plan, func, arrays, out=out, dtype=dtype)

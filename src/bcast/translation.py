@@ -478,13 +478,16 @@ def _precheck(plan: Plan, target: str, op: Op) -> str | None:
 # --------------------------------------------------------------------------- the entry point
 
 
-def translate(plan: Plan, to: str, op: str | None = None) -> Recipe:
-    """The minimal explicit recipe that makes ``to`` compute what ``plan`` computes.
+def translate(*source, to: str, op: str | None = None, rule: str = "numpy", names=None,
+              policy: str = "permissive", **attrs) -> Recipe:
+    """The minimal explicit recipe that makes ``to`` compute what the source computes.
 
     Parameters
     ----------
-    plan : Plan
-        The source: ``bcast.infer(*shapes, rule=..., **attrs)``.
+    *source : a Plan, or shapes
+        The source: one :class:`~bcast.plan.Plan` (``bcast.infer(*shapes, rule=..., **attrs)``),
+        or the shapes themselves with ``rule``, ``names``, ``policy`` and the rule's
+        attributes, as :func:`bcast.infer` takes them: ``translate((2, 3, 4), (3, 4), to="ncnn")``.
     to : {"numpy", "onnx", "openvino", "ncnn"}
         The target framework.
     op : str, optional
@@ -523,8 +526,16 @@ def translate(plan: Plan, to: str, op: str | None = None) -> Recipe:
     Reshape                  reshape_0                1 1 in1 2 0=2 1=3 2=1
     BinaryOp                 binaryop_0               2 1 in0 2 out0 0=0
     """
-    if not isinstance(plan, Plan):
-        raise InputError(f"translate takes a Plan (bcast.infer(...)), got {brief(plan)}")
+    if len(source) == 1 and isinstance(source[0], Plan):
+        plan = source[0]
+        given = [k for k, v in (("rule", rule != "numpy"), ("names", names is not None),
+                                ("policy", policy != "permissive")) if v] + list(attrs)
+        if given:
+            raise InputError(f"translate: a Plan carries its rule and attributes; got {', '.join(given)} too")
+    elif any(isinstance(s, Plan) for s in source):
+        raise InputError("translate takes one Plan, or shapes: not a Plan among shapes")
+    else:
+        plan = infer(*source, rule=rule, names=names, policy=policy, **attrs)
     if to not in TARGETS:
         raise InputError(f"translate: unknown target {brief(to)}; the targets are: {', '.join(TARGETS)}")
     o = _source_op(plan, op)
