@@ -448,3 +448,18 @@ def test_recipes_that_avoid_deviations_run_right_on_openvino():
     symbolic = translate(infer("N,3,4", "3", rule="paddle", axis=1), to="openvino")
     a, b = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal(3).astype(np.float32)
     np.testing.assert_array_equal(symbolic.run(a, b), a + b[:, None])
+
+
+def test_cli_prints_the_condition_the_recipe_rests_on():
+    """Was: the recipe alone, exit 0, with nothing saying it holds only if N == M or N == 1 or M == 1."""
+    code, text = _cli("N,3", "M,3", "--to", "ncnn")
+    assert code == 0 and text.endswith("out0 0=0\nif N == M or N == 1 or M == 1\n"), text
+    code, text = _cli("N,3", "M,3", "--to", "numpy", "--json")
+    d = json.loads(text)
+    assert d["constraints"] == ["N == M or N == 1 or M == 1"] and d["text"] == "np.add(a, b)"
+    code, text = _cli("N,3", "5,1", "--to", "onnx", "--json")
+    assert json.loads(text)["constraints"] == ["N ∈ {1, 5}"]
+    assert _cli("2,3", "3", "--to", "numpy") == (0, "np.add(a, b)\n")  # static: nothing to add
+    assert json.loads(_cli("2,3", "3", "--to", "numpy", "--json")[1])["constraints"] == []
+    assert json.loads(_cli("2,3", "4", "--to", "numpy", "--json")[1])["constraints"] is None
+    assert translate("N,3", "M,3", to="onnx").to_dict()["constraints"] == ["N == M or N == 1 or M == 1"]

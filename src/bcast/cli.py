@@ -382,6 +382,8 @@ def _cmd_translate(args, out) -> int:
         print(json.dumps(d, indent=2), file=out)
         return EXIT_OK
     print(recipe.text(), file=out)
+    for c in recipe.plan.constraints:  # what the recipe rests on, as `bcast shape` says it
+        print(f"if {c}", file=out)
     for f in recipe.avoided:
         print(f"note: avoided {f.deviation.id}: {f.note}", file=sys.stderr)
     return EXIT_OK
@@ -394,7 +396,9 @@ def _translate_error_json(args, shapes, err) -> dict:
     else:
         plan = infer(*shapes, rule=args.rule, **_attrs_from(args))
         d = {"rule": plan.rule, "attrs": plan.to_dict()["attrs"], "inputs": [json_shape(s) for s in shapes],
-             "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape), "error": err.to_dict()}
+             "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape),
+             "constraints": [str(c) for c in plan.constraints], "error": err.to_dict()}
+    d.setdefault("constraints", None)  # not broadcastable: no plan, so nothing it rests on
     d.update({"target": args.to, "op": args.op, "feeds": None, "steps": None, "text": None, "avoided": []})
     return d
 

@@ -234,7 +234,8 @@ class Recipe:
 
     def text(self) -> str:
         """The target's own text: a numpy expression, ONNX's textual syntax, OpenVINO
-        ops, or an ncnn .param file."""
+        ops, or an ncnn .param file.  It holds only where ``plan.constraints`` hold
+        (symbolic dims: ``N == M or N == 1 or M == 1``)."""
         return _TEXT[self.target]([(self, "")])
 
     def __str__(self) -> str:
@@ -247,7 +248,7 @@ class Recipe:
             "target": self.target, "rule": self.plan.rule, "attrs": source["attrs"],
             "inputs": source["inputs"], "names": source["names"], "op": self.op, "ok": True,
             "feeds": [{"name": n, "shape": json_shape(s), "dtype": t} for n, s, t in self.inputs],
-            "output": self.output, "shape": json_shape(self.shape),
+            "output": self.output, "shape": json_shape(self.shape), "constraints": source["constraints"],
             "steps": [s.to_dict() for s in self.steps], "text": self.text(),
             "avoided": [f.to_dict() for f in self.avoided], "error": None,
         }
