@@ -114,3 +114,41 @@ def test_help_has_a_description_an_exit_status_and_fits(command, monkeypatch):
     assert max(len(line) for line in out.splitlines()) <= 80, out
     if command == "rewrite":
         assert "--target {onnx,ncnn}\n" not in out  # the option has its help
+
+
+def test_compare_says_what_the_ncnn_row_assumes_of_the_batch_axis():
+    """Was: the ncnn row read NCHW's batch axis as an ncnn axis, silently: (3,3,224,224)."""
+    code, out, _ = _run(["compare", "1,3,224,224", "3,1,1"])
+    row = next(line for line in out.splitlines() if line.startswith("ncnn "))
+    assert row.startswith("ncnn [ncnn_batch=keep]") and "(3,3,224,224)" in row
+    assert "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops" in row
+    code, out, _ = _run(["compare", "1,3,224,224", "3,1,1", "--ncnn-batch", "drop"])
+    row = next(line for line in out.splitlines() if line.startswith("ncnn "))
+    assert row.split()[:4] == ["ncnn", "[ncnn_batch=drop]", "(1,3,224,224)", "same"], row
+    code, out, _ = _run(["compare", "2,3,4", "3,4", "--json"])
+    import json
+
+    row = next(r for r in json.loads(out)["rules"] if r["rule"] == "ncnn")
+    assert row["attrs"] == {"ncnn_batch": "keep"} and "batch" not in row["note"]  # no leading 1: no hint
+
+
+def test_ncnn_batch_drop_in_shape_explain_and_python():
+    import bcast
+
+    plan = bcast.infer((1, 3, 224, 224), (3, 1, 1), rule="ncnn", ncnn_batch="drop")
+    assert plan.shape == (1, 3, 224, 224) and plan.axis_maps == ((0, 1, 2, 3), (1, 2, 3))
+    assert bcast.result_shape((1, 3, 224, 224), (3, 1, 1), rule="ncnn") == (3, 3, 224, 224)  # keep: blobs
+    assert bcast.infer((1, 2, 3, 4, 5), (1, 2, 3, 4, 5), rule="ncnn", ncnn_batch="drop").shape == (1, 2, 3, 4, 5)
+    assert [str(c) for c in bcast.infer("N,3,4,4", "3,1,1", rule="ncnn", ncnn_batch="drop").constraints] == [
+        "N == 1"]
+    with pytest.raises(bcast.BroadcastError, match="batch axis is 2: a converter .* drops only a batch of 1") as e:
+        bcast.infer((2, 3, 4, 4), (3, 1, 1), rule="ncnn", ncnn_batch="drop")
+    assert e.value.kind == "unsupported"
+    with pytest.raises(bcast.BroadcastError, match=r"reading B \(4,5\) as \(4,5,1\).*on the blobs A \(3,4,5\)"):
+        bcast.infer((1, 3, 4, 5), (4, 5), rule="ncnn", ncnn_batch="drop")
+    with pytest.raises(bcast.InputError, match="ncnn_order"):
+        bcast.infer([4, 3], [4, 3], rule="ncnn", ncnn_order=True, ncnn_batch="drop")
+    assert _run(["shape", "1,3,224,224", "3,1,1", "--rule", "ncnn", "--ncnn-batch", "drop"])[:2] == (
+        0, "(1,3,224,224)\n")
+    code, out, _ = _run(["explain", "1,3,224,224", "3,1,1", "--rule", "ncnn", "--ncnn-batch", "drop"])
+    assert code == 0 and "alignment: same rank, batch axis dropped" in out

@@ -175,6 +175,9 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
     g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
     g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
+    g.add_argument("--ncnn-batch", choices=("keep", "drop"),
+                   help="ncnn: keep (default) reads every axis as an ncnn axis; drop reads axis 0 of the "
+                   "highest-rank inputs as the batch of 1 a converter (onnx2ncnn, pnnx) drops")
     g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"), help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
@@ -285,6 +288,8 @@ def _attrs_from(args) -> dict:
         attrs["broadcast"] = args.broadcast
     if args.ncnn_order:
         attrs["ncnn_order"] = True
+    if args.ncnn_batch is not None:
+        attrs["ncnn_batch"] = args.ncnn_batch
     if args.auto_broadcast is not None:
         attrs["auto_broadcast"] = args.auto_broadcast
     if args.trans_a:
