@@ -16,6 +16,8 @@ Before anything is allocated, the output's size is checked against a memory
 budget (:func:`memory_budget`): by default half of the memory available when
 the budget is first needed, or ``BCAST_MEMORY_BUDGET`` (bytes, ``8GiB``,
 ``500MB``, or ``25%`` of the available memory), or :func:`set_memory_budget`.
+A ``BCAST_MEMORY_BUDGET`` that is none of these fails when this module loads
+(an :class:`~bcast.errors.InputError`), whatever the size of the first op.
 
 >>> import numpy as np
 >>> a = np.arange(6.0).reshape(2, 3)
@@ -164,8 +166,15 @@ def memory_budget() -> int:
         return _budget
     env = os.environ.get("BCAST_MEMORY_BUDGET")
     if env:
-        return parse_bytes(env)
+        return _env_budget(env)
     return int(available_memory() * DEFAULT_FRACTION)
+
+
+def _env_budget(env: str) -> int:
+    try:
+        return parse_bytes(env)
+    except InputError as e:
+        raise InputError(f"BCAST_MEMORY_BUDGET={brief(env)}: {e}") from None
 
 
 def set_memory_budget(budget: int | str | None) -> int | None:
@@ -193,6 +202,12 @@ def memory_budget_set(budget: int | str | None):
     finally:
         global _budget
         _budget = previous
+
+
+# A bad BCAST_MEMORY_BUDGET fails here, once, when bcast first loads what runs ops (bcast.apply,
+# bcast.onnx...), and not only on the first output large enough to ask for the budget.
+if os.environ.get("BCAST_MEMORY_BUDGET"):
+    _env_budget(os.environ["BCAST_MEMORY_BUDGET"])
 
 
 def _dtype(dtype: Any) -> np.dtype:
