@@ -438,11 +438,11 @@ def _cmd_compare(args, out) -> int:
 
 
 def _cmd_conformance(args, out) -> int:
-    try:
-        from . import conformance, strategies  # noqa: F401 (strategies: the random cases need hypothesis)
-        from .conformance_html import check_html_path, write_html
-    except ImportError as e:
-        raise InputError(f"conformance needs hypothesis and numpy ({e}): pip install 'bcast[test]'") from None
+    from ._require import require
+
+    require("hypothesis", "bcast conformance (its random cases)")
+    from . import conformance
+    from .conformance_html import check_html_path, write_html
 
     def names(text, flag):
         if text is None:

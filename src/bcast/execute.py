@@ -251,7 +251,7 @@ def namespace(*arrays: Any):
             return own.pop()
         raise InputError(
             f"cannot run on {type(others[0]).__module__}.{type(others[0]).__name__} arrays without "
-            "array-api-compat: pip install array-api-compat"
+            "array-api-compat: pip install 'bcast[array]'"
         ) from None
     try:
         return array_api_compat.array_namespace(*arrays)

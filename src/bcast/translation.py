@@ -806,11 +806,10 @@ def _prefixed(recipes) -> list:
 
 
 def _onnx_model(recipes):
-    try:
-        import onnx.parser
-    except ImportError:  # pragma: no cover - the test extra installs it
-        raise InputError("translate: an ONNX model needs the onnx package: pip install 'bcast[test]'") from None
-    m = onnx.parser.parse_model(_onnx_text(_prefixed(recipes)))
+    from ._require import require
+
+    parser = require("onnx.parser", "an ONNX model of a recipe")
+    m = parser.parse_model(_onnx_text(_prefixed(recipes)))
     for value in (*m.graph.input, *m.graph.output):  # the parser reads float[] as "no shape", not rank 0
         if not value.type.tensor_type.HasField("shape"):
             value.type.tensor_type.shape.SetInParent()
@@ -819,7 +818,10 @@ def _onnx_model(recipes):
 
 def _openvino_model(recipes):
     import numpy as np
-    import openvino as ov
+
+    from ._require import require
+
+    ov = require("openvino", "an OpenVINO model of a recipe")
 
     from .oracles.openvino import _factory, _node_attrs
 
@@ -928,8 +930,11 @@ def _run_openvino(recipes, inputs):
 
 
 def _run_ncnn(recipes, inputs):
-    import ncnn
     import numpy as np
+
+    from ._require import require
+
+    ncnn = require("ncnn", "running an ncnn recipe")
 
     from .oracles import RuntimeRefused
     from .oracles.ncnn import _configure
