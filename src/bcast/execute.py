@@ -435,8 +435,6 @@ def _as_arrays(arrays: tuple) -> tuple:
             except (ValueError, TypeError) as e:  # a ragged list
                 raise InputError(f"expected an array or an array-like, got {type(x).__name__} {brief(x)}: "
                                  f"{str(e).splitlines()[0]}") from None
-            if x.dtype == object:
-                raise InputError(f"expected an array-like of numbers, got one numpy reads as objects: {brief(x)}")
         out.append(x)
     return tuple(out)
 
