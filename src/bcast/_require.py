@@ -32,12 +32,10 @@ def require(module: str, what: str):
 
     >>> require("json", "this").__name__
     'json'
-    >>> import sys; sys.modules["ncnn"] = None  # as if not installed
-    >>> require("ncnn", "an ncnn model")
+    >>> require("bcast_no_such_package.sub", "this")
     Traceback (most recent call last):
     ...
-    bcast._require.MissingDependency: an ncnn model needs ncnn: pip install ncnn
-    >>> del sys.modules["ncnn"]
+    bcast._require.MissingDependency: this needs bcast_no_such_package: pip install bcast_no_such_package
     """
     top = module.partition(".")[0]
     try:

@@ -203,7 +203,7 @@ def check_html_path(path: str) -> str:
         raise InputError(f"--html {path}: is a folder; give a file name, e.g. {os.path.join(path, 'report.html')}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise InputError(f"--html {path}: no folder {folder}")
+        raise InputError(f"cannot write {path}: no such folder {folder}")
     return folder
 
 
