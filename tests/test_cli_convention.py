@@ -146,6 +146,9 @@ def test_ncnn_batch_drop_in_shape_explain_and_python():
     assert e.value.kind == "unsupported"
     with pytest.raises(bcast.BroadcastError, match=r"reading B \(4,5\) as \(4,5,1\).*on the blobs A \(3,4,5\)"):
         bcast.infer((1, 3, 4, 5), (4, 5), rule="ncnn", ncnn_batch="drop")
+    # an unnamed open dim is named by its own axis in the input, not the blob's
+    assert [str(c) for c in bcast.infer("1,?,4", "3,1", rule="ncnn", ncnn_batch="drop").constraints] == [
+        "A[1] != 0", "A[1] ∈ {1, 3}"]
     with pytest.raises(bcast.InputError, match="ncnn_order"):
         bcast.infer([4, 3], [4, 3], rule="ncnn", ncnn_order=True, ncnn_batch="drop")
     assert _run(["shape", "1,3,224,224", "3,1,1", "--rule", "ncnn", "--ncnn-batch", "drop"])[:2] == (

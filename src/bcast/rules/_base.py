@@ -183,6 +183,8 @@ class Ctx:
     names: tuple
     attrs: dict
     notation: str = "numpy"
+    #: per input, how many leading axes ``shapes`` has dropped (ncnn's batch): constraints name the input's own axes
+    axis_offset: tuple = ()
     constraints: list = field(default_factory=list)
     _recorded: set = field(default_factory=set, repr=False)  # the constraints, for a constant-time "each once"
 
@@ -205,7 +207,7 @@ class Ctx:
         """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
         (also when a rule has narrowed it to another kind of dim)."""
         d = self.shapes[i][k]
-        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k}]"
+        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
 
     def require(self, found, a, b, ax, out_rank, da, db, reason, maps) -> None:
         """Record the constraints ``found`` (a tuple), or raise a dims error for

@@ -70,6 +70,7 @@ def plan(ctx: Ctx):
         ctx.notation = "ncnn"
     full, dropped = ctx.shapes, _batch_inputs(ctx)
     ctx.shapes = tuple(s[1:] if i in dropped else s for i, s in enumerate(full))  # the blobs ncnn sees
+    ctx.axis_offset = tuple(int(i in dropped) for i in range(len(full)))
     A, B = ctx.shapes
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
@@ -145,7 +146,7 @@ def plan(ctx: Ctx):
 
     blobs, blob_maps, alignment = ctx.shapes, tuple(maps), case
     if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
-        ctx.shapes, out_rank, alignment = full, out_rank + 1, f"{case}, batch axis dropped"
+        ctx.shapes, ctx.axis_offset, out_rank, alignment = full, (), out_rank + 1, f"{case}, batch axis dropped"
         maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)
     return ctx.plan(shape, maps, alignment=alignment)
