@@ -51,6 +51,7 @@ def test_no_shape_is_rank_0_as_in_numpy():
     assert bcast.result_shape() == np.broadcast_shapes() == ()
     plan = bcast.infer()
     assert (plan.shape, plan.inputs, plan.constraints) == ((), (), ())
+    assert str(plan) == "numpy: no input -> ()"
     with pytest.raises(bcast.InputError, match="takes 2 shapes"):
         bcast.infer(rule="pdpd")
 
