@@ -149,6 +149,9 @@ def test_ncnn_batch_drop_in_shape_explain_and_python():
     # an unnamed open dim is named by its own axis in the input, not the blob's
     assert [str(c) for c in bcast.infer("1,?,4", "3,1", rule="ncnn", ncnn_batch="drop").constraints] == [
         "A[1] != 0", "A[1] ∈ {1, 3}"]
+    with pytest.raises(bcast.BroadcastError) as e:  # the error shows the shapes as given, and says which rank
+        bcast.infer((1, 2, 3, 4, 5, 6), (5, 6), rule="ncnn", ncnn_batch="drop")
+    assert e.value.shapes[0] == (1, 2, 3, 4, 5, 6) and "A has rank 5 without its batch axis" in str(e.value)
     with pytest.raises(bcast.InputError, match="ncnn_order"):
         bcast.infer([4, 3], [4, 3], rule="ncnn", ncnn_order=True, ncnn_batch="drop")
     assert _run(["shape", "1,3,224,224", "3,1,1", "--rule", "ncnn", "--ncnn-batch", "drop"])[:2] == (

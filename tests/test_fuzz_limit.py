@@ -34,7 +34,7 @@ def test_an_alarm_in_a_gc_callback_still_stops_the_case():
         start = time.monotonic()
         with pytest.raises(CaseTimeout, match="ran past 0.2 s"):
             with time_limit(0.2):
-                while time.monotonic() - start < 4:
+                while time.monotonic() - start < 1:
                     gc.collect()
     finally:
         gc.callbacks.remove(slow)

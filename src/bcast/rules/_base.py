@@ -183,14 +183,16 @@ class Ctx:
     names: tuple
     attrs: dict
     notation: str = "numpy"
-    #: per input, how many leading axes ``shapes`` has dropped (ncnn's batch): constraints name the input's own axes
+    #: per input, how many leading axes ``shapes`` has dropped (ncnn's batch): constraints name the input's own
+    #: axes, and errors show the shapes as given (``given``)
     axis_offset: tuple = ()
+    given: tuple = ()
     constraints: list = field(default_factory=list)
     _recorded: set = field(default_factory=set, repr=False)  # the constraints, for a constant-time "each once"
 
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
-            self.rule, self.shapes, self.names, reason, kind=kind, operands=operands,
+            self.rule, self.given or self.shapes, self.names, reason, kind=kind, operands=operands,
             notation=self.notation, attrs=tuple(self.attrs.items()), **fields,
         )
 

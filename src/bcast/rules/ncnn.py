@@ -70,18 +70,19 @@ def plan(ctx: Ctx):
         ctx.notation = "ncnn"
     full, dropped = ctx.shapes, _batch_inputs(ctx)
     ctx.shapes = tuple(s[1:] if i in dropped else s for i, s in enumerate(full))  # the blobs ncnn sees
-    ctx.axis_offset = tuple(int(i in dropped) for i in range(len(full)))
+    if dropped:
+        ctx.axis_offset, ctx.given = tuple(int(i in dropped) for i in range(len(full))), full
     A, B = ctx.shapes
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
             raise ctx.error(
-                f"{ctx.names[i]} has rank {len(s)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
+                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
                 "[w,h,d,c]); pnnx would have to fold axes first",
                 kind="unsupported", operands=(i,),
             )
         if any(value_constraint(("", d), "!=", 0) is None for d in s):
             raise ctx.error(
-                f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp mishandles an empty blob "
+                f"{ctx.names[i]} has a 0-size dim{_without_batch(ctx, i)}: ncnn's BinaryOp mishandles an empty blob "
                 "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
@@ -146,10 +147,15 @@ def plan(ctx: Ctx):
 
     blobs, blob_maps, alignment = ctx.shapes, tuple(maps), case
     if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
-        ctx.shapes, ctx.axis_offset, out_rank, alignment = full, (), out_rank + 1, f"{case}, batch axis dropped"
+        ctx.shapes, ctx.axis_offset, ctx.given = full, (), ()
+        out_rank, alignment = out_rank + 1, f"{case}, batch axis dropped"
         maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)
     return ctx.plan(shape, maps, alignment=alignment)
+
+
+def _without_batch(ctx: Ctx, i: int) -> str:
+    return " without its batch axis" if ctx.axis_offset and ctx.axis_offset[i] else ""
 
 
 def _batch_inputs(ctx: Ctx) -> frozenset:
