@@ -146,6 +146,7 @@ class _Formatter(argparse.HelpFormatter):
     under itself when it does not."""
 
     def _fill_text(self, text, width, indent):
+        import re
         import textwrap
 
         out = []
@@ -158,9 +159,10 @@ class _Formatter(argparse.HelpFormatter):
                 out.append(indent + lead + command)
                 out.append(textwrap.fill(comment.strip(), width, initial_indent=indent + lead + "    ",
                                          subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
-            else:
+            else:  # prose; a labelled line ("exit status: ...") hangs under its label
+                hang = "  " if re.match(r"[a-z ]{2,16}: ", line.strip()) else ""
                 out.append(textwrap.fill(line.strip(), width, initial_indent=indent + lead,
-                                         subsequent_indent=indent + lead + "  ", break_on_hyphens=False))
+                                         subsequent_indent=indent + lead + hang, break_on_hyphens=False))
         return "\n".join(out)
 
 
