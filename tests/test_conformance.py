@@ -119,6 +119,9 @@ def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
     d = json.loads(out.getvalue())
     assert d["ok"] is False and d["failures"][0].startswith("nothing checked")
     assert main(["conformance", "--rules", "numpy", "--cases", "2", "--allow-missing"], io.StringIO()) == 0
+    page = render_html(conformance.run(rules=["numpy"], cases=2))
+    assert "<b>FAILED</b>: nothing checked: no selected runtime is installed" in page
+    assert "unexplained disagreement" not in page and "Every disagreement is explained" not in page
 
 
 @pytest.mark.parametrize("argv, message", [

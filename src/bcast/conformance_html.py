@@ -174,9 +174,13 @@ def render_html(report: dict) -> str:
                    for c in cols)
     body = "".join(f'<tr><th class="rulename">{escape(r)}</th>' + "".join(_cell(cells[r, c["id"]]) for c in cols)
                    + "</tr>" for r in report["rules"])
-    verdict = (f'<p class="good">Every disagreement is explained by the deviation registry.</p>' if report["ok"] else
-               f'<p class="alert"><b>{s["unexplained"]} unexplained disagreement'
-               f'{"s" * (s["unexplained"] != 1)}</b>: a bug in bcast, or a deviation the registry lacks.</p>')
+    verdict = "".join(f'<p class="alert"><b>FAILED</b>: {escape(f)}</p>' for f in report.get("failures", ()))
+    if s["unexplained"]:
+        verdict += (f'<p class="alert"><b>{s["unexplained"]} unexplained disagreement'
+                    f'{"s" * (s["unexplained"] != 1)}</b>: a bug in bcast, or a deviation the registry lacks.</p>')
+    elif report["ok"]:
+        verdict = '<p class="good">Every disagreement is explained by the deviation registry.</p>'
+
     details = "".join(_cell_details(cells[r, c["id"]], report["cases"], c) for r in report["rules"] for c in cols
                       if cells[r, c["id"]]["status"] not in ("not-applicable", "skipped"))
     return (
