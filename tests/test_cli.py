@@ -33,7 +33,7 @@ def test_shape_scalar():
 def test_shape_not_broadcastable_exit_1():
     code, text = run("shape", "2,3", "4")
     assert code == 1
-    assert text.startswith("error: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4")
+    assert text.startswith("numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4")
 
 
 def test_shape_json_fields():

@@ -71,7 +71,7 @@ def test_refusals_agree_both_ways(report):
 def test_json_is_documented_and_serializable(report):
     data = json.loads(json.dumps(report))
     assert set(data) == {"seed", "random_cases_per_rule", "rules", "columns", "cells", "cases", "disagreements",
-                         "summary", "ok"}
+                         "summary", "ok", "failures"}
     assert set(data["columns"][0]) == {"id", "runtime", "title", "compares", "version", "status", "reason", "rules"}
     assert set(data["cells"][0]) == {"rule", "column", "op", "opset", "op_attrs", "status", "cases", "agree",
                                      "explained", "unexplained", "not_applicable"}
@@ -94,9 +94,34 @@ def test_reproducible_and_filtered():
 def test_missing_runtime_is_skipped(monkeypatch):
     real = conformance.importlib.util.find_spec
     monkeypatch.setattr(conformance.importlib.util, "find_spec", lambda m: None if m == "ncnn" else real(m))
-    r = conformance.run(rules=["ncnn"], cases=2)
+    r = conformance.run(rules=["ncnn", "numpy"], cases=2)
     col = next(c for c in r["columns"] if c["id"] == "ncnn")
-    assert (col["status"], col["reason"]) == ("skipped", "not installed") and r["ok"]
+    assert (col["status"], col["reason"]) == ("skipped", "not installed") and r["ok"] and r["failures"] == []
+    # only ncnn runs the ncnn rule: with ncnn missing nothing is checked, and that is no pass
+    r = conformance.run(rules=["ncnn"], cases=2)
+    assert not r["ok"] and r["summary"]["unexplained"] == 0
+    assert r["failures"] == ["nothing checked: no selected runtime runs the rules ncnn"]
+    # a runtime asked for by name and not installed fails the run, unless missing runtimes are allowed
+    r = conformance.run(rules=["numpy"], runtimes=["ncnn", "reference"], cases=2)
+    assert not r["ok"] and r["failures"] == ["ncnn is not installed (pip install ncnn)"]
+    assert conformance.run(rules=["numpy"], runtimes=["ncnn", "reference"], cases=2, allow_missing=True)["ok"]
+
+
+def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
+    """A CI job must not pass having checked nothing: exit 1 and a FAILED line, unless --allow-missing."""
+    monkeypatch.setattr(conformance.importlib.util, "find_spec", lambda m: None)
+    out = io.StringIO()
+    assert main(["conformance", "--rules", "numpy", "--cases", "2"], out) == 1
+    assert out.getvalue().rstrip().endswith(
+        "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime onnx openvino ncnn)")
+    out = io.StringIO()
+    assert main(["conformance", "--rules", "numpy", "--cases", "2", "--json"], out) == 1
+    d = json.loads(out.getvalue())
+    assert d["ok"] is False and d["failures"][0].startswith("nothing checked")
+    assert main(["conformance", "--rules", "numpy", "--cases", "2", "--allow-missing"], io.StringIO()) == 0
+    page = render_html(conformance.run(rules=["numpy"], cases=2))
+    assert "<b>FAILED</b>: nothing checked: no selected runtime is installed" in page
+    assert "unexplained disagreement" not in page and "Every disagreement is explained" not in page
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -107,6 +132,40 @@ def test_missing_runtime_is_skipped(monkeypatch):
 def test_cli_bad_input(argv, message, capsys):
     assert main(["conformance", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--html", ""], "--html '': give a file name"),
+    (["--rules", ""], "--rules '' names nothing"),
+    (["--rules", " , "], "--rules ' , ' names nothing"),
+    (["--runtimes", ""], "--runtimes '' names nothing"),
+])
+def test_cli_empty_options_are_refused(argv, message, capsys):
+    """Was: silently ignored (--html "" wrote nothing, --rules "" / --runtimes "" checked nothing, exit 0)."""
+    assert main(["conformance", "--cases", "1", *argv], io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bcast conformance: error: ") and message in err, err
+
+
+def test_cli_html_to_a_folder_is_refused_before_the_run(tmp_path, capsys, monkeypatch):
+    """Was: a traceback after the whole run, with the temporary file written in the folder's parent."""
+    monkeypatch.setattr(conformance, "run", lambda **k: pytest.fail("ran the matrix"))
+    (tmp_path / "out").mkdir()
+    for target in (tmp_path / "out", f"{tmp_path / 'out'}/", tmp_path / "nowhere" / "r.html"):
+        assert main(["conformance", "--html", str(target)], io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(("bcast conformance: error: --html ",
+                                                         "bcast conformance: error: cannot write ")), err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["out"]
+
+
+def test_cli_cases_zero_runs_the_seed_examples_only(capsys):
+    """Was: hypothesis's InvalidArgument traceback (max_examples=0)."""
+    out = io.StringIO()
+    assert main(["conformance", "--rules", "numpy", "--runtimes", "reference", "--cases", "0", "--json"], out) == 0
+    d = json.loads(out.getvalue())
+    assert d["summary"]["cases"] == sum(1 for r in bcast.seeds.rows() if r[1] == "numpy") > 0
+    assert {c["source"] for c in d["cases"]} != {"random"} and all(c["source"] != "random" for c in d["cases"])
 
 
 def test_cli_text_json_and_html(tmp_path):

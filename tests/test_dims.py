@@ -58,8 +58,15 @@ def test_dims_are_immutable_and_canonical():
     ("N,3,?", (N, 3, UNKNOWN)),
     ("[1,?,3..5]", (1, UNKNOWN, Interval(3, 5))),
     ("1..10", (Interval(1, 10),)),
-    ("Nx3", (N, 3)),
     ("[max_len]", (Sym("max_len"),)),
+    # a name is a name: an x separates dims only after a number, ? or an interval
+    ("max_len", (Sym("max_len"),)),
+    ("Nx3", (Sym("Nx3"),)),
+    ("box", (Sym("box"),)),
+    ("2x3xN", (2, 3, N)),
+    ("2xmax_len", (2, Sym("max_len"))),
+    ("?x3", (UNKNOWN, 3)),
+    ("2..4X?x5", (Interval(2, 4), UNKNOWN, 5)),
     ("2..,0", (Interval(2, None), 0)),
 ])
 def test_parse_shapes_with_open_dims(text, shape):

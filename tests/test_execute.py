@@ -1,5 +1,6 @@
 """The executor: views never copies, out=, the memory budget, array API libraries, dask."""
 
+import os
 import threading
 
 import numpy as np
@@ -111,7 +112,7 @@ def test_broadcast_error_propagates_with_its_fields():
 @pytest.mark.parametrize(
     "arrays, attrs, message",
     [
-        ((np.ones(3), "x"), {}, "expected an array, got str"),
+        ((np.ones(3), "x"), {}, "expected an array or an array-like, got str"),
         ((np.ones(3), np.ones(3)), {"ncnn_order": True}, "arrays are always in numpy order"),
     ],
 )
@@ -184,6 +185,36 @@ def test_budget_from_the_environment(monkeypatch):
     assert memory_budget() == 2 * 2**30
     monkeypatch.setenv("BCAST_MEMORY_BUDGET", "10%")
     assert 0 < memory_budget() < 2**50
+
+
+@pytest.mark.parametrize("code", [
+    "import numpy as np, bcast\nbcast.apply(np.add, np.ones(2), 1)",  # a small op: was silently fine
+    "from bcast import onnx",
+    "import bcast\nbcast.memory_budget()",
+])
+def test_a_bad_budget_in_the_environment_fails_at_first_use_whatever_the_size(code):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "BCAST_MEMORY_BUDGET": "lots"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == (
+        "bcast.errors.InputError: BCAST_MEMORY_BUDGET='lots': bad memory budget 'lots': give bytes, e.g. 8GiB, "
+        "500MB, 1000000, or a percentage, 25%"), r.stderr
+
+
+def test_a_bad_budget_in_the_environment_is_one_line_from_the_cli(tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    model = pathlib.Path(__file__).resolve().parent.parent / "examples" / "legacy_add.onnx"
+    src = str(pathlib.Path(bcast.__file__).resolve().parent.parent)  # this bcast, from any folder
+    env = {**os.environ, "BCAST_MEMORY_BUDGET": "lots", "PYTHONPATH": src}
+    r = subprocess.run([sys.executable, "-m", "bcast", "lint", str(model)], capture_output=True, text=True,
+                       timeout=120, env=env, cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "") and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("bcast lint: error: BCAST_MEMORY_BUDGET='lots': bad memory budget"), r.stderr
 
 
 @pytest.mark.parametrize("text", ["", "lots", "-1", "5 parsecs", "0%", "150%", "1e9"])

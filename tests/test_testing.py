@@ -71,7 +71,7 @@ def test_plans_equal_lists_each_field():
     assert plan_differences(got, want) == [
         "rule: ncnn; expected numpy",
         "inputs: A (2,3,4), B (2,3); expected A (2,3,4), B (1,4)",
-        "attrs: {'ncnn_order': False, 'alignment': 'inner axes'}; expected {}",
+        "attrs: {'ncnn_order': False, 'ncnn_batch': 'keep', 'alignment': 'inner axes'}; expected {}",
         "axis_maps: ((0, 1, 2), (0, 1)); expected ((0, 1, 2), (1, 2))",
         "stretched: none; expected B axes (0,)",
     ]

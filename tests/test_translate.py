@@ -332,18 +332,18 @@ def test_no_recipe_says_why(plan, target, match):
     assert info.value.to_dict()["kind"] == "untranslatable" and str(info.value).startswith("cannot translate")
 
 
-@pytest.mark.parametrize("args, match", [
-    ((infer((2, 3), (3,)), "tflite"), "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
-    (((2, 3), "onnx"), "translate takes a Plan"),
-    ((infer((2, 3), (3,)), "onnx", "Foo"), "unknown op 'Foo'"),
-    ((infer((2, 3), (3,)), "onnx", "Where"), r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
-    ((infer((2, 3), (3,), rule="pdpd"), "onnx", "PRelu"), "PRelu broadcasts by the rules"),
-    ((infer((3,), (2, 3), rule="bidirectional"), "onnx", "Add"), "rule bidirectional is the op Expand, not Add"),
-    ((infer((2, 3), (3,)), "onnx", "Expand"), "Expand is the op of the rules bidirectional"),
+@pytest.mark.parametrize("source, to, op, match", [
+    ((infer((2, 3), (3,)),), "tflite", None, "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
+    (((2, 3), (3,)), "tflite", None, "unknown target 'tflite'"),  # shapes, as infer takes them
+    ((infer((2, 3), (3,)),), "onnx", "Foo", "unknown op 'Foo'"),
+    ((infer((2, 3), (3,)),), "onnx", "Where", r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
+    ((infer((2, 3), (3,), rule="pdpd"),), "onnx", "PRelu", "PRelu broadcasts by the rules"),
+    ((infer((3,), (2, 3), rule="bidirectional"),), "onnx", "Add", "rule bidirectional is the op Expand, not Add"),
+    ((infer((2, 3), (3,)),), "onnx", "Expand", "Expand is the op of the rules bidirectional"),
 ])
-def test_bad_requests_are_input_errors(args, match):
+def test_bad_requests_are_input_errors(source, to, op, match):
     with pytest.raises(InputError, match=match):
-        translate(*args)
+        translate(*source, to=to, op=op)
 
 
 def test_three_inputs_default_to_where():
@@ -379,10 +379,10 @@ def test_cli_prints_the_recipe():
 
 def test_cli_errors():
     assert _cli("2,3", "4", "--to", "onnx") == (
-        1, "error: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
+        1, "numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
            "dims must be equal or one of them 1\n")
     code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn")
-    assert code == 1 and text.startswith("error: cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
+    assert code == 1 and text.startswith("cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
     assert len(text.splitlines()) == 1
 
 
@@ -448,3 +448,18 @@ def test_recipes_that_avoid_deviations_run_right_on_openvino():
     symbolic = translate(infer("N,3,4", "3", rule="paddle", axis=1), to="openvino")
     a, b = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal(3).astype(np.float32)
     np.testing.assert_array_equal(symbolic.run(a, b), a + b[:, None])
+
+
+def test_cli_prints_the_condition_the_recipe_rests_on():
+    """Was: the recipe alone, exit 0, with nothing saying it holds only if N == M or N == 1 or M == 1."""
+    code, text = _cli("N,3", "M,3", "--to", "ncnn")
+    assert code == 0 and text.endswith("out0 0=0\nif N == M or N == 1 or M == 1\n"), text
+    code, text = _cli("N,3", "M,3", "--to", "numpy", "--json")
+    d = json.loads(text)
+    assert d["constraints"] == ["N == M or N == 1 or M == 1"] and d["text"] == "np.add(a, b)"
+    code, text = _cli("N,3", "5,1", "--to", "onnx", "--json")
+    assert json.loads(text)["constraints"] == ["N ∈ {1, 5}"]
+    assert _cli("2,3", "3", "--to", "numpy") == (0, "np.add(a, b)\n")  # static: nothing to add
+    assert json.loads(_cli("2,3", "3", "--to", "numpy", "--json")[1])["constraints"] == []
+    assert json.loads(_cli("2,3", "4", "--to", "numpy", "--json")[1])["constraints"] is None
+    assert translate("N,3", "M,3", to="onnx").to_dict()["constraints"] == ["N == M or N == 1 or M == 1"]

@@ -7,6 +7,8 @@
 numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
 """
 
+from typing import TYPE_CHECKING
+
 from .comparison import compare
 from .errors import BroadcastError, InputError
 from .plan import Plan
@@ -15,7 +17,8 @@ from .shapes import as_shape, format_shape, parse_shape
 
 __version__ = "0.1.0"
 
-# Running ops needs numpy; the shape API does not.  These load on first use.
+# Running ops needs numpy; the shape API does not.  These load on first use (``dir(bcast)``
+# lists them, and type checkers read them from the block below).
 _LAZY = {
     "apply": "execute",
     "broadcast_arrays": "execute",
@@ -25,12 +28,35 @@ _LAZY = {
     "MemoryBudgetError": "execute",
     "translate": "translation",
     "TranslationError": "translation",
-    "lint": "linter",  # ONNX models: these load onnx on first use
-    "rewrite": "rewriter",
     "threads": "parallel",
     "set_threads": "parallel",
 }
 _SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation", "parallel")
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
+    from . import execute, ncnn, onnx, openvino, oracles, parallel, translation
+    from .execute import (MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set,
+                          set_memory_budget)
+    from .linter import Finding
+    from .parallel import set_threads, threads
+    from .rewriter import Rewrite
+    from .translation import TranslationError, translate
+
+
+def lint(model, target: str = "onnx") -> "list[Finding]":
+    """Check every broadcasting node of an ONNX model for ``target``: :func:`bcast.linter.lint`
+    (needs the onnx package, loaded on the first call: ``pip install 'bcast[onnx]'``)."""
+    from .linter import lint as _lint
+
+    return _lint(model, target)
+
+
+def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":
+    """Rewrite an ONNX model so that ``target`` computes every broadcast as its spec says:
+    :func:`bcast.rewriter.rewrite` (needs the onnx package: ``pip install 'bcast[onnx]'``)."""
+    from .rewriter import rewrite as _rewrite
+
+    return _rewrite(model, target, out, force=force)
 
 
 def __getattr__(name):
@@ -45,6 +71,10 @@ def __getattr__(name):
     globals()[name] = value  # loaded once: later lookups are plain attribute reads
     return value
 
+
+def __dir__():
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})
+
 __all__ = [
     "BroadcastError",
     "InputError",
@@ -58,5 +88,7 @@ __all__ = [
     "format_shape",
     "parse_shape",
     "__version__",
+    "lint",
+    "rewrite",
     *_LAZY,
 ]

@@ -1,7 +1,14 @@
 """The ``bcast`` command line.
 
-Exit status: 0 broadcastable / ok, 1 not broadcastable (or lint findings),
-2 usage or input error (one line on stderr, never a traceback).
+One convention for every command (README "Commands"):
+
+- stdout carries the command's answer, whatever it is: the shape, table, recipe, report
+  or JSON, and when the answer is no (not broadcastable, no recipe, findings,
+  unexplained disagreements) the reason: exit status 0 for yes, 1 for no;
+- stderr carries only what is wrong with the invocation (a bad shape, option or file):
+  exactly one line ``bcast COMMAND: error: MESSAGE`` (``bcast: error:`` before a command),
+  nothing on stdout, exit status 2, never a traceback.  ``note:`` lines on stderr say
+  what a command did on the side (a deviation a recipe avoided).
 """
 
 from __future__ import annotations
@@ -45,6 +52,16 @@ examples:
   bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
   bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, and the garbage it computes
   bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
+
+exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
+"""
+
+EPILOG_RULES = """\
+examples:
+  bcast rules                                      every rule: summary, inputs, options, source
+  bcast rules --json
+
+exit status: 0, 2 bad input
 """
 
 EPILOG_COMPARE = """\
@@ -98,7 +115,8 @@ examples:
   bcast conformance --runtimes openvino --rules pdpd,openvino-select --cases 200
   bcast conformance --html report.html --json > report.json
 
-exit status: 0 every disagreement is explained by the deviation registry, 1 some are not, 2 bad input
+exit status: 0 every disagreement is explained by the deviation registry; 1 some are not, or nothing was checked,
+or a runtime named in --runtimes is not installed (--allow-missing: not a failure); 2 bad input
 """
 
 EPILOG_DEVIATIONS = """\
@@ -132,6 +150,32 @@ def one_line(text: str) -> str:
     return text.translate(_BREAKS)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, wrapping the description and the epilog to the terminal's width too, while
+    keeping their line breaks: an indented line (an example) stays one line when it fits, and wraps
+    under itself when it does not."""
+
+    def _fill_text(self, text, width, indent):
+        import re
+        import textwrap
+
+        out = []
+        for line in text.splitlines():
+            lead = line[: len(line) - len(line.lstrip())]
+            command, gap, comment = line.strip().partition("   ")
+            if len(indent + line) <= width or not line.strip():
+                out.append(indent + line)
+            elif lead and gap and comment.strip():  # an example and its comment: the comment goes under it
+                out.append(indent + lead + command)
+                out.append(textwrap.fill(comment.strip(), width, initial_indent=indent + lead + "    ",
+                                         subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
+            else:  # prose; a labelled line ("exit status: ...") hangs under its label
+                hang = "  " if re.match(r"[a-z ]{2,16}: ", line.strip()) else ""
+                out.append(textwrap.fill(line.strip(), width, initial_indent=indent + lead,
+                                         subsequent_indent=indent + lead + hang, break_on_hyphens=False))
+        return "\n".join(out)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
@@ -143,6 +187,9 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
     g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
     g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
+    g.add_argument("--ncnn-batch", choices=("keep", "drop"),
+                   help="ncnn: keep (default) reads every axis as an ncnn axis; drop reads axis 0 of the "
+                   "highest-rank inputs as the batch of 1 a converter (onnx2ncnn, pnnx) drops")
     g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"), help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
@@ -153,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bcast",
         description="How every major ML framework broadcasts tensors: the result shape or the precise reason "
         "there is none, the alignment, and where runtimes deviate from their specs.",
-        epilog="run 'bcast COMMAND --help' for examples. " + SHAPES_HELP,
+        epilog="run 'bcast COMMAND --help' for examples. " + SHAPES_HELP + "\nexit status: 0 yes / ok, 1 no "
+        "(not broadcastable, no recipe, findings: the reason on stdout), 2 bad input (one line on stderr)",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"bcast {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -163,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("explain", "aligned table, verdict, reason and runtime deviations under one rule", EPILOG_EXPLAIN),
     ):
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=_Formatter)
         p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
         p.add_argument("--rule", default="numpy", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
         p.add_argument("--names", metavar="A,B", help="names for the inputs in messages")
@@ -175,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="every rule side by side, with the runtime deviations that apply",
                        description="Every rule side by side for the same shapes (the main job).",
-                       epilog=EPILOG_COMPARE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_COMPARE, formatter_class=_Formatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -183,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("translate", help="one rule's broadcast as another framework's explicit ops",
                        description="The minimal explicit recipe (Reshape / Unsqueeze / Expand + the op) that makes "
                        "the target compute what the rule computes, or the reason there is none.",
-                       epilog=EPILOG_TRANSLATE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_TRANSLATE, formatter_class=_Formatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
                    + " (default numpy)")
@@ -197,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
                        "the target. Needs the onnx package.",
-                       epilog=EPILOG_LINT, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", default="onnx", choices=LINT_TARGETS, help="the runtime (default onnx)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -205,9 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
                        "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks. Needs the onnx package.",
-                       epilog=EPILOG_REWRITE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
-    p.add_argument("--target", required=True, choices=REWRITE_TARGETS)
+    p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
+                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; ncnn: equal ranks for every BinaryOp")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -215,22 +265,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("conformance", help="bcast against every installed runtime: the matrix of rules x runtimes",
                        description="Run the case matrix (the seed examples and random cases) through bcast and "
                        "every installed runtime; list every disagreement and the deviation record that explains it.",
-                       epilog=EPILOG_CONFORMANCE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_CONFORMANCE, formatter_class=_Formatter)
     p.add_argument("--runtimes", metavar="R,R", help="onnxruntime, reference, openvino, ncnn (default: all installed)")
     p.add_argument("--rules", metavar="R,R", help="rules to check (default: all)")
     p.add_argument("--cases", type=int, default=24, metavar="N", help="random cases per rule (default 24)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random cases (default 0)")
     p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="a runtime that is not installed is skipped, not a failure, even when that leaves nothing "
+                   "checked (without it, a run that checks nothing, or misses a runtime named in --runtimes, exits 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
+    p = sub.add_parser("rules", help="list the rules, their inputs and attributes",
+                       description="List every rule: what it is, how many inputs it takes, its options (the "
+                       "command-line flags of its attributes) and the spec or source it follows.",
+                       epilog=EPILOG_RULES, formatter_class=_Formatter)
     p.add_argument("--json", action="store_true", help="print JSON")
     p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs",
                        description="List the registry of runtime deviations from the specs: per record the "
                        "runtime, the versions it was proven on, the rules and ops, when it happens, what the "
                        "runtime does, what the spec says, and its proof. With --check, run every record's proof "
                        "against the installed runtimes instead.",
-                       epilog=EPILOG_DEVIATIONS, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_DEVIATIONS, formatter_class=_Formatter)
     p.add_argument("--check", action="store_true",
                    help="run every record's proof on the installed runtimes and print the drift table")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -247,6 +303,8 @@ def _attrs_from(args) -> dict:
         attrs["broadcast"] = args.broadcast
     if args.ncnn_order:
         attrs["ncnn_order"] = True
+    if args.ncnn_batch is not None:
+        attrs["ncnn_batch"] = args.ncnn_batch
     if args.auto_broadcast is not None:
         attrs["auto_broadcast"] = args.auto_broadcast
     if args.trans_a:
@@ -254,6 +312,29 @@ def _attrs_from(args) -> dict:
     if args.trans_b:
         attrs["transB"] = True
     return attrs
+
+
+def _rule_attrs(args) -> dict:
+    """The rule attributes the options give, checked against ``--rule`` in the flags' own names
+    (``--trans-a does not apply to rule numpy``, not the Python attribute ``transA``)."""
+    attrs = _attrs_from(args)
+    rule = get_rule(args.rule)
+    known = {a.name: a for a in rule.attrs}
+    extra = [_flag(k) for k in attrs if k not in known]
+    if extra:
+        takes = ", ".join(a.flag for a in rule.attrs) or "none"
+        raise InputError(f"{', '.join(extra)} {'does' if len(extra) == 1 else 'do'} not apply to rule {rule.name} "
+                         f"(its options: {takes})")
+    for a in rule.attrs:
+        if a.name in attrs or a.required:
+            a.normalize(rule.name, attrs.get(a.name), label=a.flag)
+    return attrs
+
+
+def _flag(attr: str) -> str:
+    from .rules import Attr
+
+    return Attr(attr, "int").flag
 
 
 def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
@@ -271,7 +352,7 @@ def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
-    attrs = _attrs_from(args)
+    attrs = _rule_attrs(args)
     try:
         plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
     except BroadcastError as err:
@@ -282,7 +363,7 @@ def _cmd_shape_or_explain(args, out) -> int:
         elif args.command == "explain":
             print(explain_error(err), file=out)
         else:
-            print(f"error: {err}", file=out)
+            print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
     if args.json:
         d = plan.to_dict()
@@ -308,12 +389,12 @@ def _cmd_translate(args, out) -> int:
 
     shapes = [parse_shape(s) for s in args.shapes]
     try:
-        recipe = translate(infer(*shapes, rule=args.rule, **_attrs_from(args)), to=args.to, op=args.op)
+        recipe = translate(infer(*shapes, rule=args.rule, **_rule_attrs(args)), to=args.to, op=args.op)
     except (BroadcastError, TranslationError) as err:
         if args.json:
             print(json.dumps(_translate_error_json(args, shapes, err), indent=2), file=out)
         else:
-            print(f"error: {err}", file=out)
+            print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
     if args.json:
         d = recipe.to_dict()
@@ -321,6 +402,8 @@ def _cmd_translate(args, out) -> int:
         print(json.dumps(d, indent=2), file=out)
         return EXIT_OK
     print(recipe.text(), file=out)
+    for c in recipe.plan.constraints:  # what the recipe rests on, as `bcast shape` says it
+        print(f"if {c}", file=out)
     for f in recipe.avoided:
         print(f"note: avoided {f.deviation.id}: {f.note}", file=sys.stderr)
     return EXIT_OK
@@ -333,7 +416,9 @@ def _translate_error_json(args, shapes, err) -> dict:
     else:
         plan = infer(*shapes, rule=args.rule, **_attrs_from(args))
         d = {"rule": plan.rule, "attrs": plan.to_dict()["attrs"], "inputs": [json_shape(s) for s in shapes],
-             "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape), "error": err.to_dict()}
+             "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape),
+             "constraints": [str(c) for c in plan.constraints], "error": err.to_dict()}
+    d.setdefault("constraints", None)  # not broadcastable: no plan, so nothing it rests on
     d.update({"target": args.to, "op": args.op, "feeds": None, "steps": None, "text": None, "avoided": []})
     return d
 
@@ -369,17 +454,25 @@ def _cmd_compare(args, out) -> int:
 
 
 def _cmd_conformance(args, out) -> int:
-    try:
-        from . import conformance, strategies  # noqa: F401 (strategies: the random cases need hypothesis)
-        from .conformance_html import write_html
-    except ImportError as e:
-        raise InputError(f"conformance needs hypothesis and numpy ({e}): pip install 'bcast[test]'") from None
+    from ._require import require
 
-    def names(text):
-        return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+    require("hypothesis", "bcast conformance (its random cases)")
+    from . import conformance
+    from .conformance_html import check_html_path, write_html
 
-    report = conformance.run(rules=names(args.rules), runtimes=names(args.runtimes), cases=args.cases, seed=args.seed)
-    if args.html:
+    def names(text, flag):
+        if text is None:
+            return None
+        out = [n.strip() for n in text.split(",") if n.strip()]
+        if not out:
+            raise InputError(f"{flag} {text!r} names nothing: give one name or more, comma-separated")
+        return out
+
+    if args.html is not None:
+        check_html_path(args.html)  # before the run, not after it
+    report = conformance.run(rules=names(args.rules, "--rules"), runtimes=names(args.runtimes, "--runtimes"),
+                             cases=args.cases, seed=args.seed, allow_missing=args.allow_missing)
+    if args.html is not None:
         write_html(report, args.html)
     if args.json:
         print(json.dumps(report, indent=2), file=out)
@@ -515,10 +608,13 @@ def main(argv=None, out=None) -> int:
         out = sys.stdout
         _tolerant(out)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    commands = parser._subparsers._group_actions[0].choices
+    if extra:  # named by the command they were given to: `bcast rules --bogus` is bcast rules' error
+        (commands.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        parser.print_help(out)
-        print("bcast: error: the following arguments are required: COMMAND (see bcast --help)", file=sys.stderr)
+        commands = ", ".join(commands)
+        print(f"bcast: error: name a COMMAND: {commands} (see bcast --help)", file=sys.stderr)
         return EXIT_USAGE
     with _terminate_cleanly():
         return _run(args, out)

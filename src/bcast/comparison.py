@@ -42,6 +42,8 @@ def compare(*shapes, **attrs) -> dict:
         use = {k: v for k, v in given.items() if k in names}
         if name == "onnx-legacy" and "broadcast" not in use:
             use["broadcast"] = 1
+        if name == "ncnn" and "ncnn_batch" not in use:
+            use["ncnn_batch"] = "keep"  # said in the row: what the ncnn row assumes of a batch axis
         row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
         n = len(shapes)
         if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
@@ -57,6 +59,9 @@ def compare(*shapes, **attrs) -> dict:
                 row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
             else:
                 row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
+            if name == "ncnn" and use["ncnn_batch"] == "keep" and _leading_one(shapes):
+                hint = "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+                row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
             for f in findings_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
@@ -80,6 +85,12 @@ def _checked(attrs: dict) -> dict:
         if value is not None:
             out[key] = every[key].normalize("compare", value)
     return out
+
+
+def _leading_one(shapes) -> bool:
+    """Whether the highest-rank shapes (rank 2 or more) all start with a 1: NCHW with a batch of 1."""
+    top = max((len(s) for s in shapes), default=0)
+    return top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top)
 
 
 def _note(plan) -> str:

@@ -32,9 +32,18 @@ registry (:mod:`bcast.deviations`) for that runtime bears on the case, else
 CPU plugin on a Broadcast of a scalar to ``[]``...) are not run; they count as
 explained.
 
+A run that checks nothing (no runtime installed, or none that runs the rules),
+or where a runtime named in ``runtimes`` is not installed, is not ``ok``: its
+``failures`` say why, unless ``allow_missing`` (then missing runtimes are only
+skipped):
+
 >>> r = run(rules=["numpy"], runtimes=[], cases=2)   # no runtime: every column skipped
->>> r["summary"]["unexplained"], [c["status"] for c in r["columns"]][:2]
-(0, ['skipped', 'skipped'])
+>>> r["summary"]["unexplained"], [c["status"] for c in r["columns"]][:2], r["ok"]
+(0, ['skipped', 'skipped'], False)
+>>> r["failures"]
+['nothing checked: no runtime selected']
+>>> run(rules=["numpy"], runtimes=[], cases=2, allow_missing=True)["ok"]
+True
 """
 
 from __future__ import annotations
@@ -174,7 +183,7 @@ def _matrix(rules, cases: int, seed: int) -> list:
     out = []
     for rule in rules:
         rows = [(src, shapes, attrs) for src, r, shapes, attrs, _ in seeds.rows() if r == rule]
-        valid = examples(broadcastable(rule), cases - cases // 2, seed=seed)
+        valid = examples(broadcastable(rule), cases - cases // 2, seed=seed) if cases else []
         invalid = examples(not_broadcastable(rule), cases // 2, seed=seed) if cases // 2 else []
         rows += [("random", c.shapes, c.attrs) for c in valid + invalid]
         defaults = {a.name: a.default for a in get_rule(rule).attrs if not a.required}
@@ -434,13 +443,15 @@ def _select_runtimes(runtimes) -> list:
     return cols
 
 
-def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0) -> dict:
+def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0, allow_missing: bool = False) -> dict:
     """Run the matrix; return the report (the ``--json`` object, documented in the README).
 
     ``rules``: rule names (default every rule); ``runtimes``: names of
     :data:`RUNTIMES` or column ids (default all; not installed: skipped);
     ``cases``: random cases per rule (besides the seed examples); ``seed``:
-    the random cases' seed.
+    the random cases' seed.  The report is ``ok`` when every disagreement is
+    explained, something was checked, and every runtime named in ``runtimes``
+    is installed (``allow_missing``: only the first).
     """
     rules = list(RULES) if rules is None else list(rules)
     for r in rules:
@@ -463,7 +474,31 @@ def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0) -> dict:
         for rule in rules:
             if rule in binds[cid]:
                 _run_column(col, binds[cid][rule], [c for c in matrix if c.rule == rule])
-    return _report(rules, columns, binds, matrix, cases, seed)
+    report = _report(rules, columns, binds, matrix, cases, seed)
+    if not allow_missing:
+        report["failures"] = _failures(report, runtimes, versions)
+        report["ok"] = report["ok"] and not report["failures"]
+    return report
+
+
+def _failures(report: dict, runtimes, versions: dict) -> list:
+    """Why a run that explained every disagreement is still no pass: a runtime it was asked for is not
+    installed, or it checked nothing (what a CI job must not take for a green run)."""
+    out = []
+    for n in runtimes or ():
+        runtime = n if n in RUNTIMES else COLUMNS[n].runtime
+        if runtime not in versions:
+            out.append(f"{n} is not installed (pip install {RUNTIMES[runtime][0]})")
+    if report["summary"]["checks"] == 0:
+        if runtimes is not None and not list(runtimes):
+            out.append("nothing checked: no runtime selected")
+        elif not any(c["status"] == "ok" for c in report["columns"]):
+            missing = dict.fromkeys(RUNTIMES[c["runtime"]][0] for c in report["columns"]
+                                    if c["reason"] == "not installed")
+            out.append(f"nothing checked: no selected runtime is installed (pip install {' '.join(missing)})")
+        else:
+            out.append(f"nothing checked: no selected runtime runs the rules {', '.join(report['rules'])}")
+    return list(dict.fromkeys(out))
 
 
 def _case_json(case: Case) -> dict:
@@ -514,7 +549,7 @@ def _report(rules, columns, binds, matrix, cases, seed) -> dict:
                   for v in ("agree", "explained", "unexplained", "not-applicable")}}
     return {"seed": seed, "random_cases_per_rule": cases, "rules": rules, "columns": columns, "cells": cells,
             "cases": [_case_json(c) for c in matrix], "disagreements": disagreements, "summary": summary,
-            "ok": summary["unexplained"] == 0}
+            "ok": summary["unexplained"] == 0, "failures": []}
 
 
 # --------------------------------------------------------------------------- text
@@ -565,6 +600,8 @@ def format_text(report: dict) -> str:
             drift = _RECORDS[dev].drift() if dev in _RECORDS else ""
             lines.append(f"  {dev} ({col}{'; ' + drift if drift else ''}): {len(ids)} case{'s' * (len(ids) != 1)}, "
                          "e.g. " + _disagreement_line(cases[ids[0]], {"column": col}))
+    for f in report.get("failures", ()):
+        lines.append(f"\nFAILED: {f}")
     return "\n".join(lines)
 
 

@@ -180,9 +180,13 @@ def render_html(report: dict) -> str:
                    for c in cols)
     body = "".join(f'<tr><th class="rulename">{escape(r)}</th>' + "".join(_cell(cells[r, c["id"]]) for c in cols)
                    + "</tr>" for r in report["rules"])
-    verdict = (f'<p class="good">Every disagreement is explained by the deviation registry.</p>' if report["ok"] else
-               f'<p class="alert"><b>{s["unexplained"]} unexplained disagreement'
-               f'{"s" * (s["unexplained"] != 1)}</b>: a bug in bcast, or a deviation the registry lacks.</p>')
+    verdict = "".join(f'<p class="alert"><b>FAILED</b>: {escape(f)}</p>' for f in report.get("failures", ()))
+    if s["unexplained"]:
+        verdict += (f'<p class="alert"><b>{s["unexplained"]} unexplained disagreement'
+                    f'{"s" * (s["unexplained"] != 1)}</b>: a bug in bcast, or a deviation the registry lacks.</p>')
+    elif report["ok"]:
+        verdict = '<p class="good">Every disagreement is explained by the deviation registry.</p>'
+
     details = "".join(_cell_details(cells[r, c["id"]], report["cases"], c) for r in report["rules"] for c in cols
                       if cells[r, c["id"]]["status"] not in ("not-applicable", "skipped"))
     return (
@@ -199,11 +203,25 @@ def render_html(report: dict) -> str:
     )
 
 
+def check_html_path(path: str) -> str:
+    """``path`` as a file the page can go to, or an InputError: not empty, not a folder, in a folder that is."""
+    from .errors import InputError
+
+    if not isinstance(path, str) or not path.strip():
+        raise InputError(f"--html {path!r}: give a file name")
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        raise InputError(f"--html {path}: is a folder; give a file name, e.g. {os.path.join(path, 'report.html')}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {path}: no such folder {folder}")
+    return folder
+
+
 def write_html(report: dict, path: str) -> None:
     """Write the page to ``path`` atomically (a temporary file beside it, then a rename)."""
     from .errors import InputError
 
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = check_html_path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".bcast-", suffix=".html", dir=folder)
     except OSError as e:
@@ -215,6 +233,9 @@ def write_html(report: dict, path: str) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; a report is an ordinary file
         os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise InputError(f"cannot write {path}: {e.strerror}") from None
     except BaseException:
         os.unlink(tmp)
         raise

@@ -16,6 +16,8 @@ Before anything is allocated, the output's size is checked against a memory
 budget (:func:`memory_budget`): by default half of the memory available when
 the budget is first needed, or ``BCAST_MEMORY_BUDGET`` (bytes, ``8GiB``,
 ``500MB``, or ``25%`` of the available memory), or :func:`set_memory_budget`.
+A ``BCAST_MEMORY_BUDGET`` that is none of these fails when this module loads
+(an :class:`~bcast.errors.InputError`), whatever the size of the first op.
 
 >>> import numpy as np
 >>> a = np.arange(6.0).reshape(2, 3)
@@ -164,8 +166,15 @@ def memory_budget() -> int:
         return _budget
     env = os.environ.get("BCAST_MEMORY_BUDGET")
     if env:
-        return parse_bytes(env)
+        return _env_budget(env)
     return int(available_memory() * DEFAULT_FRACTION)
+
+
+def _env_budget(env: str) -> int:
+    try:
+        return parse_bytes(env)
+    except InputError as e:
+        raise InputError(f"BCAST_MEMORY_BUDGET={brief(env)}: {e}") from None
 
 
 def set_memory_budget(budget: int | str | None) -> int | None:
@@ -193,6 +202,12 @@ def memory_budget_set(budget: int | str | None):
     finally:
         global _budget
         _budget = previous
+
+
+# A bad BCAST_MEMORY_BUDGET fails here, once, when bcast first loads what runs ops (bcast.apply,
+# bcast.onnx...), and not only on the first output large enough to ask for the budget.
+if os.environ.get("BCAST_MEMORY_BUDGET"):
+    _env_budget(os.environ["BCAST_MEMORY_BUDGET"])
 
 
 def _dtype(dtype: Any) -> np.dtype:
@@ -236,7 +251,7 @@ def namespace(*arrays: Any):
             return own.pop()
         raise InputError(
             f"cannot run on {type(others[0]).__module__}.{type(others[0]).__name__} arrays without "
-            "array-api-compat: pip install array-api-compat"
+            "array-api-compat: pip install 'bcast[array]'"
         ) from None
     try:
         return array_api_compat.array_namespace(*arrays)
@@ -405,6 +420,25 @@ def _result_dtype(arrays, dtype):
         return np.float64  # a dtype numpy does not know: size the check for 8 bytes an element
 
 
+def _as_arrays(arrays: tuple) -> tuple:
+    """``arrays`` with every array-like that is not an array (a list, a tuple, an object with
+    ``__array__``) made a numpy array, as numpy's functions take them; arrays and Python scalars stay."""
+    if all(hasattr(x, "shape") or isinstance(x, (int, float, bool, complex)) for x in arrays):
+        return arrays
+    out = []
+    for x in arrays:
+        if not (hasattr(x, "shape") or isinstance(x, (int, float, bool, complex))):
+            if isinstance(x, (str, bytes, dict, set)) or x is None:
+                raise InputError(f"expected an array or an array-like, got {type(x).__name__} {brief(x)}")
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError) as e:  # a ragged list
+                raise InputError(f"expected an array or an array-like, got {type(x).__name__} {brief(x)}: "
+                                 f"{str(e).splitlines()[0]}") from None
+        out.append(x)
+    return tuple(out)
+
+
 def _plan(arrays, rule, names, attrs) -> Plan:
     if attrs.get("ncnn_order"):
         raise InputError("ncnn_order applies to shapes written in ncnn's order; arrays are always in numpy order")
@@ -418,6 +452,7 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     >>> [v.shape for v in broadcast_arrays(np.ones((4, 3, 2)), np.ones(4), rule="ncnn")]
     [(4, 3, 2), (4, 3, 2)]
     """
+    arrays = _as_arrays(arrays)
     plan = _plan(arrays, rule, names, attrs)
     xp = namespace(*arrays)
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
@@ -436,7 +471,8 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
         ``out=``), or the name of an array API function such as ``"add"``,
         ``"multiply"``, ``"maximum"``, looked up in the arrays' namespace.
     *arrays
-        numpy arrays, or arrays of one array-API library (dask stays lazy).
+        numpy arrays, or arrays of one array-API library (dask stays lazy), or
+        array-likes (lists, tuples, Python scalars: made numpy arrays, as numpy does).
     rule, names, **attrs
         As for :func:`bcast.infer`.
     out : array, optional
@@ -460,8 +496,11 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
                 except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
                     # or values the ufunc refuses (the full path says so)
                     pass
+        arrays = _as_arrays(arrays)
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:
             return result
+    else:
+        arrays = _as_arrays(arrays)
     plan = _plan(arrays, rule, names, attrs)
     return run_plan(plan, func, arrays, out=out, dtype=dtype)

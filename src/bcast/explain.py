@@ -125,9 +125,9 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     lines.append("")
     where = err.where()
     if where:
-        lines.append(f"error: {where}")
+        lines.append(f"not broadcastable: {where}")
     else:
-        lines.append(f"error ({err.kind}):")
+        lines.append(f"not broadcastable ({err.kind}):")
     lines.append(f"  {err.reason}")
     if deviations:
         lines += _findings(findings_for(err))

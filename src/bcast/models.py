@@ -45,7 +45,9 @@ try:
     import onnx
     from onnx import numpy_helper, shape_inference
 except ImportError:  # pragma: no cover - the test extra installs onnx
-    raise InputError("reading ONNX models needs the onnx package: pip install 'bcast[onnx]'") from None
+    from ._require import MissingDependency
+
+    raise MissingDependency("reading ONNX models needs onnx: pip install 'bcast[onnx]'") from None
 
 __all__ = ["load", "Shapes", "default_opset", "node_label", "save_atomic", "DEFAULT_DOMAINS", "MAX_NODES"]
 

@@ -138,7 +138,7 @@ class Plan:
         return d
 
     def __str__(self) -> str:
-        ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(self.names, self.inputs))
+        ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(self.names, self.inputs)) or "no input"
         text = f"{self.rule}: {ins} -> {format_shape(self.shape)}"
         if self.constraints:
             text += " if " + "; ".join(str(c) for c in self.constraints)

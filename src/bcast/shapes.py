@@ -7,12 +7,14 @@ The text syntax (DESIGN.md), the same in every command::
     2,3,4     [2,3,4]    (2,3,4)    2x3x4     spaces are allowed
     5         5,         [5]        a rank-1 shape
     []        ()         scalar     rank 0
-    N,3,?     [1,?,3..5] Nx3        symbols, unknown (?) and intervals (lo..hi, lo..)
+    N,3,?     [1,?,3..5] 2x3xN      symbols, unknown (?) and intervals (lo..hi, lo..)
 
-A dim is an integer, a symbol (a name: ``N``, ``batch``), ``?`` or an interval
-(:mod:`bcast.dims`).  ``x`` separates dims only in a bare shape without commas
-or brackets, so a symbol with an ``x`` in its name needs them (``[max_len]``).
-``-1`` is refused: write ``?`` for an unknown dim.
+A dim is an integer, a symbol (a name: ``N``, ``batch``, ``max_len``), ``?`` or an
+interval (:mod:`bcast.dims`).  In a bare shape (no comma, no bracket) an ``x`` or ``X``
+separates dims only right after a number, a ``?`` or an interval; every other ``x``
+belongs to a name, and a name runs to the end of the text.  So ``2x3x4``, ``?x3`` and
+``2x3xN`` are shapes of rank 3, 2 and 3, while ``max_len`` and ``Nx3`` are one symbol
+each (write ``N,3``).  ``-1`` is refused: write ``?`` for an unknown dim.
 
 Anything else is an :class:`~bcast.errors.InputError` with a one-line message.
 """
@@ -61,8 +63,7 @@ def parse_shape(text: str) -> Shape:
     if body.lower() == "scalar" and not bracketed:
         return ()
     has_comma = "," in body
-    x_split = not has_comma and not bracketed and ("x" in body or "X" in body)
-    parts = re.split(r"[xX]", body) if x_split else body.split(",")
+    parts = body.split(",") if has_comma or bracketed else _x_parts(body)
     if has_comma and len(parts) > 1 and parts[-1].strip() == "":
         parts = parts[:-1]  # "5," is the rank-1 tuple (5,)
     if len(parts) > MAX_RANK:
@@ -79,6 +80,25 @@ def parse_shape(text: str) -> Shape:
         except InputError as e:
             raise InputError(f"invalid shape {brief(raw)}: dim {i}: {e}") from None
     return tuple(dims)
+
+
+#: A dim that an ``x`` may follow in the ``2x3`` form: a number, ``?`` or an interval, then the ``x``.
+_X_DIM = re.compile(r"\s*([0-9]+(?:\.\.[0-9]*)?|\?)\s*[xX]")
+
+
+def _x_parts(body: str) -> list:
+    """The dims of a bare shape: an ``x`` after a number, ``?`` or interval separates, any other
+    ``x`` is part of a name (which runs to the end).
+
+    >>> _x_parts("2x3x4"), _x_parts("max_len"), _x_parts("2xmax_len"), _x_parts("Nx3"), _x_parts("2..4x?x5")
+    (['2', '3', '4'], ['max_len'], ['2', 'max_len'], ['Nx3'], ['2..4', '?', '5'])
+    """
+    parts, pos = [], 0
+    while m := _X_DIM.match(body, pos):
+        parts.append(m.group(1))
+        pos = m.end()
+    parts.append(body[pos:])
+    return parts
 
 
 def as_shape(value: object, *, what: str = "shape") -> Shape:

@@ -31,13 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-try:
-    from hypothesis import strategies as st
-    from hypothesis.errors import InvalidArgument
-except ImportError as _e:  # pragma: no cover - exercised by the no-hypothesis test
-    raise ImportError(
-        "bcast.strategies needs hypothesis: pip install 'bcast[hypothesis]' (or 'bcast[test]')"
-    ) from _e
+from ._require import require
+
+require("hypothesis", "bcast.strategies")  # else one line naming the smallest extra that brings it
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.errors import InvalidArgument  # noqa: E402
 
 from .errors import BroadcastError, InputError
 from .plan import Plan

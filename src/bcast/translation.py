@@ -234,7 +234,8 @@ class Recipe:
 
     def text(self) -> str:
         """The target's own text: a numpy expression, ONNX's textual syntax, OpenVINO
-        ops, or an ncnn .param file."""
+        ops, or an ncnn .param file.  It holds only where ``plan.constraints`` hold
+        (symbolic dims: ``N == M or N == 1 or M == 1``)."""
         return _TEXT[self.target]([(self, "")])
 
     def __str__(self) -> str:
@@ -247,7 +248,7 @@ class Recipe:
             "target": self.target, "rule": self.plan.rule, "attrs": source["attrs"],
             "inputs": source["inputs"], "names": source["names"], "op": self.op, "ok": True,
             "feeds": [{"name": n, "shape": json_shape(s), "dtype": t} for n, s, t in self.inputs],
-            "output": self.output, "shape": json_shape(self.shape),
+            "output": self.output, "shape": json_shape(self.shape), "constraints": source["constraints"],
             "steps": [s.to_dict() for s in self.steps], "text": self.text(),
             "avoided": [f.to_dict() for f in self.avoided], "error": None,
         }
@@ -478,13 +479,16 @@ def _precheck(plan: Plan, target: str, op: Op) -> str | None:
 # --------------------------------------------------------------------------- the entry point
 
 
-def translate(plan: Plan, to: str, op: str | None = None) -> Recipe:
-    """The minimal explicit recipe that makes ``to`` compute what ``plan`` computes.
+def translate(*source, to: str, op: str | None = None, rule: str = "numpy", names=None,
+              policy: str = "permissive", **attrs) -> Recipe:
+    """The minimal explicit recipe that makes ``to`` compute what the source computes.
 
     Parameters
     ----------
-    plan : Plan
-        The source: ``bcast.infer(*shapes, rule=..., **attrs)``.
+    *source : a Plan, or shapes
+        The source: one :class:`~bcast.plan.Plan` (``bcast.infer(*shapes, rule=..., **attrs)``),
+        or the shapes themselves with ``rule``, ``names``, ``policy`` and the rule's
+        attributes, as :func:`bcast.infer` takes them: ``translate((2, 3, 4), (3, 4), to="ncnn")``.
     to : {"numpy", "onnx", "openvino", "ncnn"}
         The target framework.
     op : str, optional
@@ -523,8 +527,16 @@ def translate(plan: Plan, to: str, op: str | None = None) -> Recipe:
     Reshape                  reshape_0                1 1 in1 2 0=2 1=3 2=1
     BinaryOp                 binaryop_0               2 1 in0 2 out0 0=0
     """
-    if not isinstance(plan, Plan):
-        raise InputError(f"translate takes a Plan (bcast.infer(...)), got {brief(plan)}")
+    if len(source) == 1 and isinstance(source[0], Plan):
+        plan = source[0]
+        given = [k for k, v in (("rule", rule != "numpy"), ("names", names is not None),
+                                ("policy", policy != "permissive")) if v] + list(attrs)
+        if given:
+            raise InputError(f"translate: a Plan carries its rule and attributes; got {', '.join(given)} too")
+    elif any(isinstance(s, Plan) for s in source):
+        raise InputError("translate takes one Plan, or shapes: not a Plan among shapes")
+    else:
+        plan = infer(*source, rule=rule, names=names, policy=policy, **attrs)
     if to not in TARGETS:
         raise InputError(f"translate: unknown target {brief(to)}; the targets are: {', '.join(TARGETS)}")
     o = _source_op(plan, op)
@@ -794,11 +806,10 @@ def _prefixed(recipes) -> list:
 
 
 def _onnx_model(recipes):
-    try:
-        import onnx.parser
-    except ImportError:  # pragma: no cover - the test extra installs it
-        raise InputError("translate: an ONNX model needs the onnx package: pip install 'bcast[test]'") from None
-    m = onnx.parser.parse_model(_onnx_text(_prefixed(recipes)))
+    from ._require import require
+
+    parser = require("onnx.parser", "an ONNX model of a recipe")
+    m = parser.parse_model(_onnx_text(_prefixed(recipes)))
     for value in (*m.graph.input, *m.graph.output):  # the parser reads float[] as "no shape", not rank 0
         if not value.type.tensor_type.HasField("shape"):
             value.type.tensor_type.shape.SetInParent()
@@ -807,7 +818,10 @@ def _onnx_model(recipes):
 
 def _openvino_model(recipes):
     import numpy as np
-    import openvino as ov
+
+    from ._require import require
+
+    ov = require("openvino", "an OpenVINO model of a recipe")
 
     from .oracles.openvino import _factory, _node_attrs
 
@@ -916,8 +930,11 @@ def _run_openvino(recipes, inputs):
 
 
 def _run_ncnn(recipes, inputs):
-    import ncnn
     import numpy as np
+
+    from ._require import require
+
+    ncnn = require("ncnn", "running an ncnn recipe")
 
     from .oracles import RuntimeRefused
     from .oracles.ncnn import _configure

@@ -24,6 +24,9 @@ __all__ = ["make_model", "cached", "elem_type", "feed_names", "model_key", "as_i
 
 def elem_type(dtype: Any) -> int:
     """The ``TensorProto`` element type of a numpy dtype (object and numpy strings: STRING)."""
+    from .._require import require
+
+    require("onnx", "the ONNX oracles")
     from onnx import TensorProto, helper
 
     if isinstance(dtype, str) and dtype == "string":
@@ -52,6 +55,9 @@ def make_model(op: str, dtypes, *, opset: int, attrs: dict | None = None, names=
     >>> [n.op_type for n in m.graph.node], m.opset_import[0].version, m.ir_version
     (['Add'], 14, 7)
     """
+    from .._require import require
+
+    require("onnx", "the ONNX oracles")
     from onnx import helper, numpy_helper
 
     names = feed_names(len(dtypes)) if names is None else tuple(names)

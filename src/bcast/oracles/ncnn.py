@@ -48,9 +48,9 @@ TWO_BLOBS = "7767517\n3 3\nInput in0 0 1 in0\nInput in1 0 1 in1\nBinaryOp op 2 1
 
 
 def _ncnn():
-    import ncnn
+    from .._require import require
 
-    return ncnn
+    return require("ncnn", "the ncnn oracle")
 
 
 def version() -> str:

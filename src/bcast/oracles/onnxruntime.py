@@ -24,7 +24,9 @@ RUNTIME = "onnxruntime"
 
 
 def _ort():
-    import onnxruntime
+    from .._require import require
+
+    onnxruntime = require("onnxruntime", "the onnxruntime oracle")
 
     onnxruntime.set_default_logger_severity(4)
     return onnxruntime
@@ -44,6 +46,7 @@ def max_opset() -> int:
     """The newest ai.onnx opset this onnxruntime loads (it refuses opsets still under development)."""
     import onnx
 
+    _ort()  # not installed: that error, not a refusal at every opset
     for opset in range(onnx.defs.onnx_opset_version(), 0, -1):
         try:
             _session(make_model("Identity", ["float32"], opset=opset))
@@ -55,6 +58,7 @@ def max_opset() -> int:
 
 @cached
 def _cached_session(op, dtypes, opset, attrs):
+    _ort()  # not installed: that error, not a refusal
     try:
         return _session(make_model(op, dtypes, opset=opset, attrs=dict(attrs)))
     except Exception as e:  # noqa: BLE001 - every load failure is a refusal
@@ -76,6 +80,7 @@ def run_model(model, feeds: dict) -> list:
     """Run a whole model (a ``ModelProto``, e.g. from
     :func:`~bcast.oracles._onnx_model.make_model` with declared shapes) on
     ``feeds``; its outputs, or ``RuntimeRefused``.  Not cached."""
+    _ort()  # not installed: that error, not a refusal
     try:
         sess = _session(model)
     except Exception as e:  # noqa: BLE001 - every load failure is a refusal

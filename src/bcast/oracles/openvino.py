@@ -56,9 +56,9 @@ def version() -> str:
 
 @lru_cache(maxsize=None)
 def _ov():
-    import openvino
+    from .._require import require
 
-    return openvino
+    return require("openvino", "the OpenVINO oracle")
 
 
 @lru_cache(maxsize=None)

@@ -25,7 +25,9 @@ RUNTIME = "reference"
 
 
 def _load(model):
-    from onnx.reference import ReferenceEvaluator
+    from .._require import require
+
+    ReferenceEvaluator = require("onnx.reference", "the ReferenceEvaluator oracle").ReferenceEvaluator
 
     try:
         return ReferenceEvaluator(model)

@@ -56,8 +56,9 @@ class Attr:
                 out.append("-" if ch == "_" else ch)
         return "--" + "".join(out)
 
-    def normalize(self, rule: str, value: Any) -> Any:
-        where = f"{rule}: attribute {self.name}"
+    def normalize(self, rule: str, value: Any, *, label: str | None = None) -> Any:
+        """``value`` checked and normalized; an InputError names the attribute (or ``label``: the CLI's flag)."""
+        where = f"{rule}: {label or 'attribute ' + self.name}"
         if value is None:  # not given, or given as None: the default
             if self.required:
                 raise InputError(f"{where} is required ({self.doc})")
@@ -182,12 +183,16 @@ class Ctx:
     names: tuple
     attrs: dict
     notation: str = "numpy"
+    #: per input, how many leading axes ``shapes`` has dropped (ncnn's batch): constraints name the input's own
+    #: axes, and errors show the shapes as given (``given``)
+    axis_offset: tuple = ()
+    given: tuple = ()
     constraints: list = field(default_factory=list)
     _recorded: set = field(default_factory=set, repr=False)  # the constraints, for a constant-time "each once"
 
     def error(self, reason: str, *, kind: str, operands=None, **fields) -> BroadcastError:
         return BroadcastError(
-            self.rule, self.shapes, self.names, reason, kind=kind, operands=operands,
+            self.rule, self.given or self.shapes, self.names, reason, kind=kind, operands=operands,
             notation=self.notation, attrs=tuple(self.attrs.items()), **fields,
         )
 
@@ -204,7 +209,7 @@ class Ctx:
         """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
         (also when a rule has narrowed it to another kind of dim)."""
         d = self.shapes[i][k]
-        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k}]"
+        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
 
     def require(self, found, a, b, ax, out_rank, da, db, reason, maps) -> None:
         """Record the constraints ``found`` (a tuple), or raise a dims error for

@@ -32,9 +32,13 @@ from __future__ import annotations
 
 from .._format import format_shape
 from ..dims import UNKNOWN, equals, is_static, value_constraint
+from ..errors import InputError
 from ._base import Attr, Ctx, merge_all, register
 
 ORDER = Attr("ncnn_order", "bool", False, "shapes are written in ncnn's [w,h,d,c] order")
+BATCH = Attr("ncnn_batch", "choice", "keep",
+             "keep: every axis is an ncnn axis (the shapes are ncnn's blobs); drop: axis 0 of the "
+             "highest-rank inputs is the batch axis a converter drops (a batch of 1)", choices=("keep", "drop"))
 MAX_RANK = 4
 
 
@@ -53,25 +57,32 @@ def _show(ctx: Ctx, shape) -> str:
 
 
 @register(
-    "ncnn", operands=("A", "B"), attrs=(ORDER,), framework="ncnn",
+    "ncnn", operands=("A", "B"), attrs=(ORDER, BATCH), framework="ncnn",
     summary="ncnn BinaryOp: rank 1-4; lower rank aligned to the LEADING axes (1-D: first axis, else last)",
     source="ncnn binaryop-broadcasting.md; src/layer/binaryop.cpp",
 )
 def plan(ctx: Ctx):
     if ctx.attrs["ncnn_order"]:
+        if ctx.attrs["ncnn_batch"] == "drop":
+            raise InputError("ncnn: ncnn_batch=drop reads numpy-order shapes with a batch axis; shapes in ncnn's "
+                             "[w,h,d,c] order (ncnn_order) are blobs, which have none")
         ctx.shapes = tuple(s[::-1] for s in ctx.shapes)
         ctx.notation = "ncnn"
+    full, dropped = ctx.shapes, _batch_inputs(ctx)
+    ctx.shapes = tuple(s[1:] if i in dropped else s for i, s in enumerate(full))  # the blobs ncnn sees
+    if dropped:
+        ctx.axis_offset, ctx.given = tuple(int(i in dropped) for i in range(len(full))), full
     A, B = ctx.shapes
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
             raise ctx.error(
-                f"{ctx.names[i]} has rank {len(s)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
+                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
                 "[w,h,d,c]); pnnx would have to fold axes first",
                 kind="unsupported", operands=(i,),
             )
         if any(value_constraint(("", d), "!=", 0) is None for d in s):
             raise ctx.error(
-                f"{ctx.names[i]} has a 0-size dim: ncnn's BinaryOp mishandles an empty blob "
+                f"{ctx.names[i]} has a 0-size dim{_without_batch(ctx, i)}: ncnn's BinaryOp mishandles an empty blob "
                 "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
@@ -117,7 +128,7 @@ def plan(ctx: Ctx):
                 f"rule) or its last ({H[-1]}, the outer-axis compatibility rule), or be 1"
             )
         elif case == "inner axes":
-            aligned = L + (1,) * (out_rank - len(L))
+            aligned = L + (1,) * (len(H) - len(L))
             why = (
                 f"ncnn aligns the lower-rank {nl} to the LEADING axes of {nh} (1s padded on the right, the "
                 f"opposite of numpy), reading {nl} {_show(ctx, L)} as {_show(ctx, aligned)}; then dims must be "
@@ -125,11 +136,43 @@ def plan(ctx: Ctx):
             )
         else:
             why = "dims must be equal or one of them 1"
-        garbage = garbage_shape(ctx.shapes, maps, out_rank)
+        garbage = garbage_shape(blobs, blob_maps, len(H))
+        if dropped:
+            why += f" (on the blobs {nh} {_show(ctx, H)} and {nl} {_show(ctx, L)}, the batch axis dropped)"
+            garbage = (1, *garbage)
         return (
             f"{why}. ncnn would not report this: BinaryOp returns 0 and computes garbage of shape "
             f"{_show(ctx, garbage)}"
         )
 
+    blobs, blob_maps, alignment = ctx.shapes, tuple(maps), case
+    if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
+        ctx.shapes, ctx.axis_offset, ctx.given = full, (), ()
+        out_rank, alignment = out_rank + 1, f"{case}, batch axis dropped"
+        maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)
-    return ctx.plan(shape, maps, alignment=case)
+    return ctx.plan(shape, maps, alignment=alignment)
+
+
+def _without_batch(ctx: Ctx, i: int) -> str:
+    return " without its batch axis" if ctx.axis_offset and ctx.axis_offset[i] else ""
+
+
+def _batch_inputs(ctx: Ctx) -> frozenset:
+    """With ``ncnn_batch="drop"``: the inputs whose axis 0 is the batch a converter drops (those of
+    the highest rank, when it is 2 or more; onnx2ncnn and pnnx drop only a batch of 1)."""
+    if ctx.attrs["ncnn_batch"] != "drop":
+        return frozenset()
+    top = max(len(s) for s in ctx.shapes)
+    if top < 2:
+        return frozenset()
+    out = frozenset(i for i, s in enumerate(ctx.shapes) if len(s) == top)
+    for i in sorted(out):
+        d = ctx.shapes[i][0]
+        found = value_constraint((ctx.label(i, 0), d), "==", 1)
+        if found is None:
+            raise ctx.error(
+                f"{ctx.names[i]}'s batch axis is {d}: a converter (onnx2ncnn, pnnx) drops only a batch of 1, "
+                "and an ncnn blob has no batch axis", kind="unsupported", operands=(i,))
+        ctx.record(found)
+    return out

@@ -22,7 +22,7 @@ REASON = "dims must be equal or one of them 1"
 
 
 @register(
-    "numpy", min_inputs=1, max_inputs=None, framework="numpy / onnx / openvino",
+    "numpy", min_inputs=0, max_inputs=None, framework="numpy / onnx / openvino",
     summary="right-aligned; each dim equal or 1 (any number of inputs)",
     source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy",
 )
