@@ -192,6 +192,25 @@ def apply_small(func, arrays, rule, out, dtype):
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values)
         raise InputError(f"{f.__name__}: {e}") from None
+    except Exception as e:  # an object array's elements
+        error = element_error(f, e)
+        if error is e:
+            raise
+        raise error from None
+
+
+def element_error(f, e: Exception) -> Exception:
+    """What to raise for ``e``, raised by ``f`` on the elements: a numpy ufunc on object arrays
+    calls each element's own method (``np.arctan2`` calls ``x.arctan2()``), which may raise
+    anything (AttributeError, ZeroDivisionError...): an :class:`InputError` naming it.  A memory
+    error stays one; a caller's own function raises its own errors.
+
+    >>> element_error(np.arctan2, AttributeError("'int' object has no attribute 'arctan2'"))
+    InputError("arctan2: these values do not take it (AttributeError: 'int' object has no attribute 'arctan2')")
+    """
+    if type(f) is not np.ufunc or isinstance(e, MemoryError):
+        return e
+    return InputError(f"{f.__name__}: these values do not take it ({type(e).__name__}: {e})")
 
 
 def _prepare_small(rule, arrays) -> Prepared | bool:

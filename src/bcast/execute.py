@@ -356,6 +356,11 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values: integers
         raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None  # to negative powers), an out= it cannot take
+    except Exception as e:  # a ufunc's object loop calls the elements' own methods: they raise anything
+        error = _fast.element_error(f, e)
+        if error is e:
+            raise
+        raise error from None
 
 
 _WEAK = (int, float, complex)

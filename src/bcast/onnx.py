@@ -852,6 +852,8 @@ def _fast_build(op, inputs):
     if not prepared.small or prepared.reshapes is None:
         return False
     f = o.kernel.args[0] if isinstance(o.kernel, partial) and o.kernel.func is _ufunc else None
-    natural = f is not None and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
+    # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
+    natural = f is not None and prepared.plan.shape != () \
+        and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
     kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
     return _fast_runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural)

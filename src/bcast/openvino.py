@@ -546,7 +546,8 @@ def _fast_runner(prepared, kernel, dtype):
     if not prepared.small:
         return False
     ufunc = getattr(kernel, "natural", None)
-    if prepared.native and ufunc is not None:  # run() calls it on the arrays, warnings off
+    # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
+    if prepared.native and ufunc is not None and prepared.plan.shape != ():
         return ufunc
     plan = prepared.plan
     return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)

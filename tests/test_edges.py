@@ -1,0 +1,107 @@
+"""Edges (issue 15, item 10): rank-0 results on every path, errors from object arrays' elements."""
+
+import numpy as np
+import pytest
+
+import bcast
+from bcast import InputError
+
+onnx_ops = pytest.importorskip("bcast.onnx")
+ov = pytest.importorskip("bcast.openvino")
+ncnn = pytest.importorskip("bcast.ncnn")
+
+_BOOL = {"And", "Or", "Xor", "LogicalAnd", "LogicalOr", "LogicalXor"}
+_INT = {"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"}
+
+
+def _zero_d(op: str, n: int) -> list:
+    if op in _BOOL:
+        return [np.array(True)] * n
+    if op in _INT:
+        return [np.array(3, np.uint8), np.array(1, np.uint8)][:n] + [np.array(1, np.uint8)] * max(0, n - 2)
+    return [np.array(2.0, np.float32), np.array(3.0, np.float32)][:n] + [np.array(1.0, np.float32)] * max(0, n - 2)
+
+
+def _onnx_calls(op):
+    attrs = {"direction": "LEFT"} if op == "BitShift" else {}
+    if op == "Where":
+        return [((np.array(True), np.array(1.0, np.float32), np.array(2.0, np.float32)), attrs)]
+    if op == "Expand":
+        return [((np.array(1.0, np.float32), np.array([], np.int64)), attrs)]
+    if op == "Gemm":
+        return []  # matrices, never rank 0
+    if op in ("Sum", "Max", "Min", "Mean"):
+        return [(tuple(_zero_d(op, n)), attrs) for n in (1, 2, 3)]
+    return [(tuple(_zero_d(op, 2)), attrs)]
+
+
+@pytest.mark.parametrize("op", onnx_ops.ops())
+def test_onnx_run_rank0_is_an_array_on_every_path(op):
+    # numpy's ufuncs give a scalar for 0-d inputs; bcast's executors give a 0-d array, as apply does and as
+    # runtimes do, on the first call (full path) and the next ones (the small-op caches, the inline lookup)
+    for inputs, attrs in _onnx_calls(op):
+        for _ in range(3):
+            result = onnx_ops.run(op, *inputs, **attrs)
+            assert type(result) is np.ndarray and result.shape == (), (op, type(result))
+
+
+@pytest.mark.parametrize("op", ov.ops())
+def test_openvino_run_rank0_is_an_array_on_every_path(op):
+    if op == "Broadcast":
+        calls = [((np.array(1.0, np.float32), np.array([], np.int64)), {})]
+    elif op == "Select":
+        calls = [((np.array(True), np.array(1.0, np.float32), np.array(2.0, np.float32)), {})]
+    else:
+        calls = [(tuple(_zero_d(op, 2)), {})]
+    for inputs, attrs in calls:
+        for _ in range(3):
+            try:
+                result = ov.run(op, *inputs, **attrs)
+            except InputError:  # a type the op does not take (the dtypes above are its commonest)
+                continue
+            assert type(result) is np.ndarray and result.shape == (), (op, type(result))
+
+
+@pytest.mark.parametrize("op", ncnn.ops())
+def test_ncnn_run_rank0_is_refused(op):
+    # ncnn has no rank-0 blob: two 0-d inputs are an InputError on the fast path and the full one
+    a = np.array(1.0, np.float32)
+    for _ in range(2):
+        with pytest.raises(InputError, match="rank 1 to 4"):
+            ncnn.run(op, a, a)
+
+
+@pytest.mark.parametrize("rule", ["numpy", "unidirectional", "bidirectional"])
+@pytest.mark.parametrize("func", [np.add, "add", np.divide, lambda x, y: np.add(x, y)])
+def test_apply_rank0_is_an_array(func, rule):
+    a, b = np.array(2.0), np.array(3.0)
+    for _ in range(3):
+        for args in ((a, b), (np.float64(2), np.float64(3)), (a, 3.0)):
+            result = bcast.apply(func, *args, rule=rule)
+            assert type(result) is np.ndarray and result.shape == ()
+
+
+@pytest.mark.parametrize("n", [2, 300_000])  # the small-op path and the threaded one
+@pytest.mark.parametrize("func", [np.arctan2, "arctan2", np.sinh])
+def test_object_arrays_whose_elements_fail_raise_input_error(func, n):
+    # numpy's object loop calls each element's own method (int has no arctan2): an AttributeError that
+    # escaped bcast.apply before
+    a = np.ones(n, dtype=object)
+    with pytest.raises(InputError, match="arctan2|sinh"):
+        bcast.apply(func, *[a] * (1 if func is np.sinh else 2))
+
+
+def test_object_arrays_element_errors_of_any_kind():
+    a = np.array([1, 0], dtype=object)
+    with pytest.raises(InputError, match="ZeroDivisionError"):
+        bcast.apply(np.floor_divide, a, a)
+    with pytest.raises(InputError, match="ZeroDivisionError"):
+        bcast.apply(np.floor_divide, np.ones(300_000, dtype=object), np.zeros(300_000, dtype=object))
+
+
+def test_a_callers_own_function_raises_its_own_errors():
+    def f(x, y, out=None):
+        raise KeyError("mine")
+
+    with pytest.raises(KeyError, match="mine"):
+        bcast.apply(f, np.ones(3), np.ones(3))
