@@ -367,7 +367,8 @@ def node_label(node, index: int) -> str:
 def save_atomic(model, out, *, source=None, force: bool = False) -> str:
     """Write ``model`` to ``out`` atomically (a temp file in ``out``'s folder, then
     ``os.replace``): a failure leaves nothing behind.  Refuses ``out`` when it is
-    ``source`` (also through a symlink) and an existing ``out`` unless ``force``."""
+    ``source`` (also through a symlink), an existing ``out`` unless ``force``, and
+    one that is not a regular file (a FIFO, a device) even with ``force``."""
     out = os.fspath(out)
     if "\0" in out:
         raise InputError(f"{out!r}: not a file name (it has a NUL character)")
@@ -375,8 +376,13 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
         raise InputError(f"{out} is the input model: refusing to overwrite it (write to another file)")
     if os.path.isdir(out):
         raise InputError(f"{out} is a folder, not a file")
-    if os.path.lexists(out) and not force:
-        raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
+    if os.path.lexists(out):
+        if not force:
+            raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
+        mode = os.lstat(out).st_mode  # a symlink is replaced, not what it points to
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise InputError(f"{out} is not a regular file (a FIFO, a device, a socket): refusing to replace it, "
+                             "even with --force")
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise InputError(f"{out}: folder {folder} does not exist")
@@ -388,7 +394,8 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
 
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
+        # a short name: any name ``out`` may have (up to the file system's 255 bytes) leaves room for it
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bcast-", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
