@@ -105,3 +105,33 @@ def test_a_callers_own_function_raises_its_own_errors():
 
     with pytest.raises(KeyError, match="mine"):
         bcast.apply(f, np.ones(3), np.ones(3))
+
+
+def _sparse_model(path, w_dims, x_dims=(2, 3, 4)):
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_dims))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    values = numpy_helper.from_array(np.array([5.0, 7.0], np.float32), "w")
+    indices = numpy_helper.from_array(np.array([0, 1], np.int64), "w_indices")
+    sparse = helper.make_sparse_tensor(values, indices, list(w_dims))
+    g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["y"])], "g", [x], [y], sparse_initializer=[sparse])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return str(path)
+
+
+def test_lint_knows_a_sparse_initializers_shape(tmp_path):
+    pytest.importorskip("onnx")
+    from bcast import models
+
+    ok = _sparse_model(tmp_path / "ok.onnx", (3, 4))
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(ok, providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.ones((2, 3, 4), np.float32)})[0].shape == (2, 3, 4)  # a valid model
+    for target in ("onnx", "ncnn", "openvino"):
+        assert bcast.lint(ok, target) == [], target
+    shapes = models.Shapes(models.load(ok))
+    assert shapes.get("w") == (3, 4) and shapes.elem_type("w") == 1
+    bad = _sparse_model(tmp_path / "bad.onnx", (5,))  # (2,3,4) x (5,): a real finding, not "not known"
+    findings = bcast.lint(bad, "onnx")
+    assert len(findings) == 1 and "not known" not in str(findings[0]) and "5" in str(findings[0])

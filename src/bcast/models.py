@@ -467,6 +467,9 @@ class Shapes:
         g = inferred.graph
         self._info = {v.name: v for v in (*g.input, *g.value_info, *g.output)}  # as onnx knows them
         self.initializers = {t.name: t for t in model.graph.initializer}
+        # a sparse initializer is named by its values; its shape is its dims (onnx's inference uses them
+        # for the nodes it feeds, and reports no value_info for it)
+        self.sparse = {sp.values.name: sp for sp in model.graph.sparse_initializer}
         self._shapes = {}  # name -> shape, filled on demand and by set()
         self.bcast_only = set()  # names whose shape bcast knows and onnx did not
         self.graph = model.graph
@@ -476,6 +479,8 @@ class Shapes:
             return self._shapes[name]
         if name in self.initializers:
             shape = tuple(self.initializers[name].dims)
+        elif name in self.sparse:
+            shape = tuple(self.sparse[name].dims)
         elif name in self._info:
             shape = shape_of(self._info[name].type)
         else:
@@ -486,6 +491,8 @@ class Shapes:
     def elem_type(self, name: str) -> int:
         if name in self.initializers:
             return self.initializers[name].data_type
+        if name in self.sparse:
+            return self.sparse[name].values.data_type
         v = self._info.get(name)
         if v is not None and v.type.WhichOneof("value") == "tensor_type":
             return v.type.tensor_type.elem_type
