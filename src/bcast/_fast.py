@@ -193,22 +193,25 @@ def apply_small(func, arrays, rule, out, dtype):
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values)
         raise InputError(f"{f.__name__}: {e}") from None
     except Exception as e:  # an object array's elements
-        error = element_error(f, e)
+        error = element_error(f, e, xs)
         if error is e:
             raise
         raise error from None
 
 
-def element_error(f, e: Exception) -> Exception:
-    """What to raise for ``e``, raised by ``f`` on the elements: a numpy ufunc on object arrays
+def element_error(f, e: Exception, arrays) -> Exception:
+    """What to raise for ``e``, raised by ``f`` on ``arrays``: a numpy ufunc on object arrays
     calls each element's own method (``np.arctan2`` calls ``x.arctan2()``), which may raise
-    anything (AttributeError, ZeroDivisionError...): an :class:`InputError` naming it.  A memory
-    error stays one; a caller's own function raises its own errors.
+    anything (AttributeError, ZeroDivisionError...): an :class:`InputError` naming it.  Else
+    ``e`` itself: a memory error, what ``np.errstate`` asked for (FloatingPointError, its
+    ``call=``'s own), a caller's own function's errors.
 
-    >>> element_error(np.arctan2, AttributeError("'int' object has no attribute 'arctan2'"))
+    >>> a = np.ones(2, object)
+    >>> element_error(np.arctan2, AttributeError("'int' object has no attribute 'arctan2'"), [a, a])
     InputError("arctan2: these values do not take it (AttributeError: 'int' object has no attribute 'arctan2')")
     """
-    if type(f) is not np.ufunc or isinstance(e, MemoryError):
+    if type(f) is not np.ufunc or isinstance(e, MemoryError) \
+            or not any(getattr(x, "dtype", None) == object for x in arrays):
         return e
     return InputError(f"{f.__name__}: these values do not take it ({type(e).__name__}: {e})")
 

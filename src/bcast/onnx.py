@@ -56,7 +56,7 @@ import numpy as np
 from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import check_memory, check_out, materialize, output, run_plan, view
+from .execute import check_memory, check_out, materialize, output, reserved_call, run_plan, view
 from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
@@ -721,7 +721,7 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
-        return o.runner(p, arrays, out, dtype, checked)
+        return reserved_call(o.runner, p, arrays, out, dtype, checked)  # its allocations' reservations end here
     return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
 
 

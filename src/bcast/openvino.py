@@ -508,7 +508,8 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 return fast(a, b)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
-    return _RUNNERS[spec.kind](spec, inputs, auto_broadcast, axis, out, attrs)
+    # the allocations' reservations last until it returns
+    return execute.reserved_call(_RUNNERS[spec.kind], spec, inputs, auto_broadcast, axis, out, attrs)
 
 
 # --------------------------------------------------------------------------- the small-op fast path
