@@ -4,6 +4,7 @@ few MiB: nothing here allocates more than a few MiB."""
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import tracemalloc
@@ -247,3 +248,59 @@ def test_error_pickles_with_what_was_reserved():
     back = pickle.loads(pickle.dumps(e))
     assert (back.reserved, back.budget, str(back)) == (5, 10, str(e)) and type(back).__module__ == "bcast.execute"
     assert os.path.basename(_budget.__file__) == "_budget.py"
+
+
+# --------------------------------------------------------------------------- fuzz: threads under one budget
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fuzz_harness import fuzz  # noqa: E402
+
+
+@given(budget=st.integers(0, 8 * MiB), sizes=st.lists(st.integers(0, 4 * MiB), min_size=2, max_size=5),
+       ops=st.lists(st.sampled_from(["apply", "onnx", "openvino", "fail"]), min_size=5, max_size=5))
+@fuzz("memory budget across threads", examples=60)
+def test_threads_never_reserve_more_than_the_budget(budget, sizes, ops):
+    """Threads running ops of random sizes at once under a random budget (some failing inside the op):
+    what the calls in progress hold never passes the budget, each call gives its result or a
+    MemoryBudgetError (or its own error), and everything is released at the end."""
+    seen, errors = [], []
+
+    def held(fail, x, y, out=None):
+        seen.append(memory_reserved())
+        threading.Event().wait(0.005)  # the calls overlap
+        if fail:
+            raise KeyError("mine")
+        return np.add(x, y, out=out)
+
+    def call(n, op):
+        a = np.ones(max(n // 8, 1))
+        try:
+            if op == "onnx":
+                seen.append(memory_reserved())
+                bcast.onnx.run("Add", a, a, out=None, opset=14)
+            elif op == "openvino":
+                bcast.openvino.run("Maximum", a, a, auto_broadcast="numpy", axis=-1, out=np.empty_like(a)) \
+                    if n % 2 else bcast.openvino.run("Select", a > 0, a, a)
+            else:
+                bcast.apply(functools.partial(held, op == "fail"), a, a)
+        except MemoryBudgetError as e:
+            assert e.nbytes > e.budget - e.reserved
+        except KeyError:
+            assert op == "fail"
+        except BaseException as e:  # noqa: BLE001 - anything else fails the case
+            errors.append(e)
+
+    previous = bcast.set_memory_budget(budget)
+    try:
+        threads = [threading.Thread(target=call, args=(n, op)) for n, op in zip(sizes, ops)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    finally:
+        bcast.set_memory_budget(previous)
+    assert not errors, errors
+    assert all(r <= budget for r in seen), (seen, budget)
+    assert memory_reserved() == 0
