@@ -91,6 +91,17 @@ def test_object_arrays_whose_elements_fail_raise_input_error(func, n):
         bcast.apply(func, *[a] * (1 if func is np.sinh else 2))
 
 
+@pytest.mark.parametrize("func", [np.arctan2, "arctan2"])
+def test_object_arrays_after_numbers_of_the_same_shapes(func):
+    # the inline lookup of apply's commonest call is keyed by shapes: float calls fill it, object arrays reach it
+    f, o = np.ones(2), np.ones(2, dtype=object)
+    for _ in range(3):
+        bcast.apply(func, f, f)
+    with pytest.raises(InputError, match="arctan2: these values do not take it"):
+        bcast.apply(func, o, o)
+    assert bcast.apply(func, f, f)[0] == np.arctan2(1.0, 1.0)
+
+
 def test_object_arrays_element_errors_of_any_kind():
     a = np.array([1, 0], dtype=object)
     with pytest.raises(InputError, match="ZeroDivisionError"):
@@ -135,3 +146,36 @@ def test_lint_knows_a_sparse_initializers_shape(tmp_path):
     bad = _sparse_model(tmp_path / "bad.onnx", (5,))  # (2,3,4) x (5,): a real finding, not "not known"
     findings = bcast.lint(bad, "onnx")
     assert len(findings) == 1 and "not known" not in str(findings[0]) and "5" in str(findings[0])
+
+
+# --------------------------------------------------------------------------- fuzz: ufuncs on object arrays
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fuzz_harness import fuzz, only_documented  # noqa: E402
+
+_UFUNCS = sorted((f for f in vars(np).values() if type(f) is np.ufunc and f.nout == 1), key=lambda f: f.__name__)
+_ELEMENTS = st.sampled_from([0, 1, -3, 2**70, 0.5, float("nan"), 1j, True, None, "s", b"b", (1,), Ellipsis])
+
+
+@given(func=st.sampled_from(_UFUNCS), name=st.booleans(), data=st.data(),
+       shapes=st.sampled_from([((2,), (2,)), ((3, 1), (4,)), ((), (2,)), ((70_000, 2), (2,))]))
+@fuzz("apply on object arrays", examples=150)
+def test_ufuncs_on_object_arrays_raise_only_documented_errors(func, name, data, shapes):
+    """Every numpy ufunc on object arrays of mixed Python values (ints past int64, None, strings, tuples):
+    a result, or a BroadcastError/InputError -- never the elements' own AttributeError, ZeroDivisionError,
+    OverflowError... (small-op path, inline lookup, threads)."""
+    arrays = []
+    for shape in shapes[:func.nin]:
+        values = data.draw(st.lists(_ELEMENTS, min_size=1, max_size=4))
+        a = np.empty(int(np.prod(shape)), dtype=object)
+        for i in range(a.size):
+            a[i] = values[i % len(values)]
+        arrays.append(a.reshape(shape))
+    f = func.__name__ if name else func
+    numbers = [np.ones(x.shape) for x in arrays]  # numbers of the same shapes fill the caches
+    with np.errstate(all="ignore"):
+        for args in (arrays, numbers, numbers, arrays):
+            with only_documented():
+                bcast.apply(f, *args)

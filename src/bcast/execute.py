@@ -327,6 +327,11 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
                 except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
                     # or values the ufunc refuses (the full path says so)
                     pass
+                except Exception as e:  # the entry is by shapes: object arrays whose elements fail reach it too
+                    error = _fast.element_error(_fast.ufunc(func), e, arrays)
+                    if error is e:
+                        raise
+                    raise error from None
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:
             return result
