@@ -81,6 +81,16 @@ def test_apply_rank0_is_an_array(func, rule):
             assert type(result) is np.ndarray and result.shape == ()
 
 
+@pytest.mark.parametrize("full", [False, True])  # the small-op path; the full one (names)
+@pytest.mark.parametrize("func", [np.divmod, "divmod", np.frexp, np.modf])
+def test_apply_rank0_of_two_outputs_is_arrays(func, full):
+    args = (np.array(7.0),) if func in (np.frexp, np.modf) else (np.array(7.0), np.array(2.0))
+    kwargs = {"names": ["a", "b"][:len(args)]} if full else {}
+    for _ in range(3):
+        result = bcast.apply(func, *args, **kwargs)
+        assert type(result) is tuple and all(type(r) is np.ndarray and r.shape == () for r in result), result
+
+
 @pytest.mark.parametrize("n", [2, 300_000])  # the small-op path and the threaded one
 @pytest.mark.parametrize("func", [np.arctan2, "arctan2", np.sinh])
 def test_object_arrays_whose_elements_fail_raise_input_error(func, n):

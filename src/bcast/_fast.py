@@ -183,7 +183,7 @@ def apply_small(func, arrays, rule, out, dtype):
             if p.native and len(xs) == 2 and p.plan.shape and type(func) in (str, np.ufunc):
                 NATURAL.put((func, *key), f)
             # rank 0: an array, not a scalar (a ufunc of two outputs gives a tuple, as on the full path)
-            return result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
+            return result if type(result) is np.ndarray else rank0_arrays(result)
         from .execute import check_out
 
         check_out(out, p.plan.shape, dtype)
@@ -197,6 +197,19 @@ def apply_small(func, arrays, rule, out, dtype):
         if error is e:
             raise
         raise error from None
+
+
+def rank0_arrays(result):
+    """A ufunc's result with numpy scalars (rank 0) made 0-d arrays, each of a tuple's too (``np.divmod``).
+
+    >>> rank0_arrays(np.divmod(np.array(7.0), np.array(2.0)))
+    (array(3.), array(1.))
+    """
+    if isinstance(result, np.generic):
+        return np.asarray(result)
+    if type(result) is tuple:
+        return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)
+    return result
 
 
 def element_error(f, e: Exception, arrays) -> Exception:

@@ -213,7 +213,7 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         if out is not None:
             return f(*views, out=out)
         result = f(*views)
-        return np.asarray(result) if isinstance(result, np.generic) else result  # rank 0: an array, not a scalar
+        return _fast.rank0_arrays(result)  # rank 0: an array, not a scalar (each of a tuple's too)
     except (BroadcastError, InputError):  # a kernel's own refusal (openvino's integer division by zero...)
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values: integers
