@@ -119,3 +119,57 @@ def saved(tmp_path):
     path = tmp_path / "m.onnx"
     onnx.save(m, str(path))
     return path
+
+
+#: The repeated fields :func:`add_repeated` fills, each with the field bcast's refusal names for it.
+REPEATED = {
+    "initializers": "GraphProto.initializer", "sparse_initializers": "GraphProto.sparse_initializer",
+    "value_info": "TensorShapeProto.dim", "inputs": "GraphProto.input", "dims": "TensorShapeProto.dim",
+    "attributes": "NodeProto.attribute", "attribute_ints": "AttributeProto.ints", "node_inputs": "NodeProto.input",
+    "opset_imports": "ModelProto.opset_import", "metadata": "ModelProto.metadata_props",
+    "functions": "FunctionProto.",
+}
+
+
+def add_repeated(m, kind: str, n: int) -> None:
+    """Add ``n`` of one repeated field to the model ``m`` (valid as before; unused names): a repeated-field bomb
+    when ``n`` is large.  ``subgraph_nodes``: an If whose branches hold ``n`` nodes each."""
+    g = m.graph
+    tag = len(g.node)  # names of their own, whatever m holds
+    if kind == "initializers":
+        g.initializer.extend(numpy_helper.from_array(np.zeros(1, np.float32), f"i{tag}_{i}") for i in range(n))
+    elif kind == "sparse_initializers":
+        for i in range(n):
+            values = numpy_helper.from_array(np.ones(1, np.float32), f"s{tag}_{i}")
+            g.sparse_initializer.append(helper.make_sparse_tensor(values, numpy_helper.from_array(
+                np.zeros(1, np.int64), f"s{tag}_{i}_idx"), [4]))
+    elif kind == "value_info":
+        g.value_info.extend(helper.make_tensor_value_info(f"v{tag}_{i}", TensorProto.FLOAT, [1, 2]) for i in range(n))
+    elif kind == "inputs":
+        g.input.extend(helper.make_tensor_value_info(f"u{tag}_{i}", TensorProto.FLOAT, None) for i in range(n))
+    elif kind == "dims":
+        g.input.append(helper.make_tensor_value_info(f"w{tag}", TensorProto.FLOAT, [1] * n))
+    elif kind == "attributes":
+        g.node.append(helper.make_node("Relu", [g.input[0].name], [f"r{tag}"]))
+        g.node[-1].attribute.extend(helper.make_attribute(f"a{i}", 1) for i in range(n))
+    elif kind == "attribute_ints":
+        g.node.append(helper.make_node("Relu", [g.input[0].name], [f"r{tag}"]))
+        g.node[-1].attribute.append(helper.make_attribute("ints", list(range(n)), attr_type=onnx.AttributeProto.INTS))
+    elif kind == "node_inputs":
+        g.node.append(helper.make_node("Sum", [g.input[0].name] * n, [f"s{tag}"]))
+    elif kind == "opset_imports":
+        m.opset_import.extend(helper.make_opsetid(f"d{tag}_{i}", 1) for i in range(n))
+    elif kind == "metadata":
+        m.metadata_props.extend(onnx.StringStringEntryProto(key=f"k{tag}_{i}", value="v") for i in range(n))
+    elif kind == "functions":
+        f = helper.make_function("local", f"f{tag}", ["a"], ["b"], [helper.make_node("Relu", ["a"], ["b"])],
+                                 [helper.make_opsetid("", 17)])
+        m.functions.extend(f for _ in range(n))
+    elif kind == "subgraph_nodes":
+        body = helper.make_graph([helper.make_node("Relu", ["x"], ["x"])] * n, "body", [],
+                                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)])
+        cond = helper.make_tensor_value_info(f"c{tag}", TensorProto.BOOL, [])
+        g.input.append(cond)
+        g.node.append(helper.make_node("If", [cond.name], [f"z{tag}"], then_branch=body, else_branch=body))
+    else:
+        raise ValueError(kind)

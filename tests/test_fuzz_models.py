@@ -29,7 +29,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fuzz_harness import fuzz, only_documented
-from onnx_models import light, model
+from onnx_models import REPEATED, add_repeated, light, model
 
 onnx = pytest.importorskip("onnx")
 from onnx import AttributeProto, TensorProto, helper, numpy_helper  # noqa: E402
@@ -418,3 +418,62 @@ def test_structured_mutations(base, muts, data):
     finally:
         tracemalloc.stop()
     assert peak < HEAP_LIMIT, f"{peak / 2**20:.0f} MiB on the Python heap"
+
+
+# --------------------------------------------------------------------------- repeated-field bombs
+
+
+def _reference_entries(msg) -> tuple:
+    """``(fields, nodes)`` of a parsed message, counted as :mod:`bcast._model_size` counts them in the bytes:
+    every field once (a declared-packed list once), a message of single values only without its insides."""
+    fields = nodes = 0
+    for fd, value in msg.ListFields():
+        if fd.is_repeated and fd.is_packed:
+            fields += 1
+            continue
+        for item in (value if fd.is_repeated else [value]):
+            fields += 1
+            m = fd.message_type
+            if m is not None and any(c.message_type is not None or c.is_repeated for c in m.fields):
+                nodes += m.full_name == "onnx.NodeProto"
+                f, n = _reference_entries(item)
+                fields, nodes = fields + f, nodes + n
+    return fields, nodes
+
+
+@given(base=st.integers(0, len(SMALL) - 1), muts=st.lists(st.sampled_from(MUTATIONS), max_size=2),
+       bombs=st.lists(st.tuples(st.sampled_from(sorted(REPEATED) + ["subgraph_nodes"]), st.integers(0, 400)),
+                      min_size=1, max_size=3),
+       limit=st.integers(20, 3000), data=st.data())
+@fuzz("model repeated-field bombs", examples=150)
+def test_repeated_field_bombs(base, muts, bombs, limit, data):
+    """A model with repeated fields added (initializers, value_info, dims, attributes, node inputs, functions,
+    opset imports, metadata, subgraph nodes...): the count from the bytes is the parsed model's own; under a
+    drawn limit, lint refuses it before parsing exactly when it is over, with one line."""
+    from bcast import _model_size, models
+
+    m = onnx.ModelProto()
+    m.CopyFrom(SMALL[base])
+    for mutate in muts:
+        mutate(m, data.draw)
+    for kind, n in bombs:
+        add_repeated(m, kind, n)
+    raw = m.SerializeToString()
+    found = _model_size.count(raw, onnx.ModelProto.DESCRIPTOR, max_entries=10**9, max_nodes=10**9)
+    assert (found.entries, found.nodes) == _reference_entries(onnx.ModelProto.FromString(raw))
+    saved = models.MAX_ENTRIES, models.MAX_NODES
+    models.MAX_ENTRIES, models.MAX_NODES = limit, 10**6
+    try:
+        with _folder() as (d, out):
+            path = os.path.join(d, "model.onnx")
+            with open(path, "wb") as f:
+                f.write(raw)
+            over = found.entries > limit and len(raw) > limit  # files under the limit's bytes are not walked
+            if over:
+                with pytest.raises(InputError, match=f"more than {limit:,} fields to parse") as e:
+                    bcast.lint(path)
+                _one_line(e.value)
+            else:
+                check_model_file(path, out)
+    finally:
+        models.MAX_ENTRIES, models.MAX_NODES = saved

@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from onnx_models import model
+from onnx_models import REPEATED, add_repeated, model
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -349,3 +349,75 @@ def test_the_invalid_shape_input_says_why():
 # --------------------------------------------------------------------------- the count for the report
 
 REFUSED = len(EXTERNAL) + 2 + len(FILES) + 1 + 1 + 1 + 1 + 1 + 1  # every refused case above
+
+
+# --------------------------------------------------------------------------- repeated fields (MAX_ENTRIES)
+
+#: the lowered limit these tests run under (the real one is 10,000,000: a few MiB of hostile bytes each)
+ENTRIES = 2000
+
+
+def _bomb(kind: str, n: int) -> bytes:
+    """A valid model (Relu x -> y) with ``n`` of one repeated field, serialized."""
+    m = model([("Relu", ["x"], ["y"])], {"x": [2, 3]}, ["y"])
+    add_repeated(m, kind, n)
+    return m.SerializeToString()
+
+
+BOMBS = REPEATED  # kind -> the field the error names
+
+
+@pytest.mark.parametrize("kind", sorted(BOMBS))
+def test_repeated_field_bombs_refused_before_parsing(tmp_path, monkeypatch, kind):
+    """Each repeated field that parsing and lint pay for, over a lowered limit: refused with one line naming
+    the field, from the bytes (the file is cut short: the parser would call it "not an ONNX model")."""
+    monkeypatch.setattr(models, "MAX_ENTRIES", ENTRIES)
+    data = _bomb(kind, ENTRIES)
+    path = tmp_path / "bomb.onnx"
+    path.write_bytes(data[:-1])
+    text = refused(str(path), f"more than {ENTRIES:,} fields to parse")
+    assert "bcast.models.MAX_ENTRIES" in text and BOMBS[kind] in text, text
+    few = tmp_path / "few.onnx"  # a tenth of it is a model like any other
+    few.write_bytes(_bomb(kind, ENTRIES // 20))
+    assert isinstance(bcast.lint(str(few)), list)
+
+
+def test_nodes_in_subgraphs_counted_before_parsing(tmp_path, monkeypatch):
+    monkeypatch.setattr(models, "MAX_NODES", 500)
+    path = tmp_path / "sub.onnx"
+    path.write_bytes(_bomb("subgraph_nodes", 300)[:-1])  # 600 nodes in the If's branches, the main graph's 2
+    refused(str(path), "more than 500 nodes")
+    assert models._count_nodes(_bomb("subgraph_nodes", 300)) == 501  # stopped past the limit
+
+
+def test_numbers_written_packed_count_one_each(tmp_path, monkeypatch):
+    """``dims`` is not declared packed, yet parsers take it packed (a byte a number): counted one each."""
+    monkeypatch.setattr(models, "MAX_ENTRIES", ENTRIES)
+    t = _delimited(1, b"\x01" * (ENTRIES + 10)) + b"\x10\x01" + _delimited(8, b"w")  # dims packed, FLOAT, "w"
+    data = _bomb("initializers", 0) + _delimited(7, _delimited(5, t))  # a second graph field: protobuf merges it
+    path = tmp_path / "packed.onnx"
+    path.write_bytes(data)
+    assert len(onnx.ModelProto.FromString(data).graph.initializer[0].dims) == ENTRIES + 10
+    refused(str(path), "the most: TensorProto.dims (2,010)")
+
+
+def test_the_walk_stops_at_the_limit(monkeypatch):
+    """Counting a file ten times over the limit costs the limit's worth: the walk stops there."""
+    from bcast import _model_size
+
+    data = _bomb("value_info", 10 * ENTRIES)
+    full = _model_size.count(data, onnx.ModelProto.DESCRIPTOR, max_entries=10**9, max_nodes=10**9)
+    cut = _model_size.count(data, onnx.ModelProto.DESCRIPTOR, max_entries=ENTRIES, max_nodes=10**9)
+    assert cut.over and cut.entries == ENTRIES + 1 and not full.over and full.entries > 10 * ENTRIES
+    assert full.by_field["GraphProto.value_info"] == 10 * ENTRIES and full.nodes == 1
+
+
+def test_small_files_are_not_walked(monkeypatch):
+    """A file of fewer bytes than the limits cannot pass them (a field takes a byte, a node two)."""
+    from bcast import _model_size
+
+    def walked(*args, **kwargs):
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(_model_size, "count", walked)
+    assert models._count(_bomb("value_info", 10)).entries == 0

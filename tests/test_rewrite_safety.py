@@ -162,3 +162,23 @@ def test_sigterm_handler_is_restored():
     before = signal.getsignal(signal.SIGTERM)
     _cli("rules")
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_long_legal_output_name(saved, tmp_path):
+    # 249 characters is a legal name (255 bytes is the limit): the temp file beside it must not be longer
+    out = tmp_path / ("o" * 244 + ".onnx")
+    assert len(out.name) == 249
+    assert _cli("rewrite", str(saved), "--target", "ncnn", "-o", str(out))[0] == 0
+    assert bcast.lint(str(out), "ncnn") == [] and sorted(os.listdir(tmp_path)) == sorted(["m.onnx", out.name])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_force_never_replaces_what_is_not_a_regular_file(saved, tmp_path):
+    fifo = tmp_path / "pipe.onnx"
+    os.mkfifo(fifo)
+    err = _one_line_exit_2("rewrite", str(saved), "--target", "ncnn", "-o", str(fifo), "--force")
+    assert "not a regular file" in err
+    assert fifo.is_fifo() and sorted(os.listdir(tmp_path)) == ["m.onnx", "pipe.onnx"]
+    with pytest.raises(InputError, match="not a regular file"):
+        models.save_atomic(models.load(str(saved)), os.devnull, force=True)
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

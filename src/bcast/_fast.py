@@ -183,7 +183,7 @@ def apply_small(func, arrays, rule, out, dtype):
             if p.native and len(xs) == 2 and p.plan.shape and type(func) in (str, np.ufunc):
                 NATURAL.put((func, *key), f)
             # rank 0: an array, not a scalar (a ufunc of two outputs gives a tuple, as on the full path)
-            return result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
+            return result if type(result) is np.ndarray else rank0_arrays(result)
         from .execute import check_out
 
         check_out(out, p.plan.shape, dtype)
@@ -192,6 +192,41 @@ def apply_small(func, arrays, rule, out, dtype):
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values)
         raise InputError(f"{f.__name__}: {e}") from None
+    except Exception as e:  # an object array's elements
+        error = element_error(f, e, xs)
+        if error is e:
+            raise
+        raise error from None
+
+
+def rank0_arrays(result):
+    """A ufunc's result with numpy scalars (rank 0) made 0-d arrays, each of a tuple's too (``np.divmod``).
+
+    >>> rank0_arrays(np.divmod(np.array(7.0), np.array(2.0)))
+    (array(3.), array(1.))
+    """
+    if isinstance(result, np.generic):
+        return np.asarray(result)
+    if type(result) is tuple:
+        return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)
+    return result
+
+
+def element_error(f, e: Exception, arrays) -> Exception:
+    """What to raise for ``e``, raised by ``f`` on ``arrays``: a numpy ufunc on object arrays
+    calls each element's own method (``np.arctan2`` calls ``x.arctan2()``), which may raise
+    anything (AttributeError, ZeroDivisionError...): an :class:`InputError` naming it.  Else
+    ``e`` itself: a memory error, what ``np.errstate`` asked for (FloatingPointError, its
+    ``call=``'s own), a caller's own function's errors.
+
+    >>> a = np.ones(2, object)
+    >>> element_error(np.arctan2, AttributeError("'int' object has no attribute 'arctan2'"), [a, a])
+    InputError("arctan2: these values do not take it (AttributeError: 'int' object has no attribute 'arctan2')")
+    """
+    if type(f) is not np.ufunc or isinstance(e, MemoryError) \
+            or not any(getattr(x, "dtype", None) == object for x in arrays):
+        return e
+    return InputError(f"{f.__name__}: these values do not take it ({type(e).__name__}: {e})")
 
 
 def _prepare_small(rule, arrays) -> Prepared | bool:

@@ -13,9 +13,11 @@ arrays stay lazy: nothing is computed until the caller asks, which is the
 path for data larger than one machine's memory.
 
 Before anything is allocated, the output's size is checked against a memory
-budget (:func:`memory_budget`): by default half of the memory available when
-the budget is first needed, or ``BCAST_MEMORY_BUDGET`` (bytes, ``8GiB``,
-``500MB``, or ``25%`` of the available memory), or :func:`set_memory_budget`.
+budget (:func:`memory_budget`, in :mod:`bcast._budget`): by default half of the
+memory available (the cgroup's limit included), or ``BCAST_MEMORY_BUDGET``
+(bytes, ``8GiB``, ``500MB``, or ``25%`` of the available memory), or
+:func:`set_memory_budget`, or a block's :func:`memory_budget_set`.  The budget
+is shared by every thread: the outputs of the calls in progress count.
 A ``BCAST_MEMORY_BUDGET`` that is none of these fails when this module loads
 (an :class:`~bcast.errors.InputError`), whatever the size of the first op.
 
@@ -29,10 +31,6 @@ array([[10., 11., 12.],
 from __future__ import annotations
 
 import math
-import os
-import re
-import time
-from contextlib import contextmanager
 from typing import Any, Callable
 
 import numpy as np
@@ -53,180 +51,30 @@ __all__ = [
     "output",
     "memory_budget",
     "memory_budget_set",
+    "memory_reserved",
     "namespace",
     "run_plan",
     "set_memory_budget",
     "view",
 ]
 
-#: The default budget, as a fraction of the memory available.
-DEFAULT_FRACTION = 0.5
-
-
-class MemoryBudgetError(InputError, MemoryError):
-    """An op's output would not fit in the memory budget; nothing was allocated.
-
-    Attributes: ``shape``, ``dtype``, ``nbytes`` (the size asked for),
-    ``budget`` (the budget in bytes), ``what`` (what was to be allocated).
-    """
-
-    def __init__(self, what: str, shape: tuple, dtype: Any, nbytes: int, budget: int) -> None:
-        self.what, self.shape, self.dtype, self.nbytes, self.budget = what, shape, dtype, nbytes, budget
-        super().__init__(
-            f"{what} {format_shape(shape)} {np.dtype(dtype).name} needs {format_bytes(nbytes)}, "
-            f"over the memory budget of {format_bytes(budget)} "
-            "(set BCAST_MEMORY_BUDGET or bcast.set_memory_budget to change it); nothing was allocated"
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.what, self.shape, self.dtype, self.nbytes, self.budget))
-
-
-# --------------------------------------------------------------------------- memory budget
-
-_budget: int | None = None  # set explicitly; None = from the environment / available memory
-
-
-def format_bytes(n: int) -> str:
-    """``1536`` -> ``1.5 KiB``; ``3 * 2**40`` -> ``3.0 TiB``."""
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"):
-        value /= 1024
-        if value < 1024:
-            return f"{value:.1f} {unit}"
-    return f"{value:.3g} ZiB"
-
-
-_UNITS = {
-    "": 1, "b": 1,
-    "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3, "t": 1000**4, "tb": 1000**4,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
-}
-
-
-def parse_bytes(text: str) -> int:
-    """A budget as written by a person: ``1000000``, ``8GiB``, ``500 MB``, ``25%`` (of available).
-
-    >>> parse_bytes("8GiB"), parse_bytes("1.5k")
-    (8589934592, 1500)
-    """
-    s = str(text).strip().lower()
-    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*(%|[a-z]*)", s)
-    if not m or (m.group(2) not in _UNITS and m.group(2) != "%"):
-        raise InputError(f"bad memory budget {brief(text)}: give bytes, e.g. 8GiB, 500MB, 1000000, or a percentage, 25%")
-    number = float(m.group(1))
-    if m.group(2) == "%":
-        if not 0 < number <= 100:
-            raise InputError(f"bad memory budget {brief(text)}: a percentage must be in (0, 100]")
-        return int(available_memory() * number / 100)
-    return int(number * _UNITS[m.group(2)])
-
-
-#: available_memory() re-reads the system's figure at most this often (seconds): reading /proc/meminfo
-#: costs ~45 us, a tenth of a 12 MiB add
-AVAILABLE_TTL = 0.1
-_available = (-1.0, 0)  # (time.monotonic() when read, bytes)
-
-
-def available_memory() -> int:
-    """Bytes of memory available now (Linux: MemAvailable; elsewhere: free physical pages), as
-    read at most :data:`AVAILABLE_TTL` seconds ago."""
-    global _available
-    now = time.monotonic()
-    if now - _available[0] < AVAILABLE_TTL:
-        return _available[1]
-    found = _read_available()
-    _available = (now, found)
-    return found
-
-
-def _read_available() -> int:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 8 * 2**30  # no way to ask: assume a small machine
-
-
-def memory_budget() -> int:
-    """The budget, in bytes, that one output may take.
-
-    In order: the value given to :func:`set_memory_budget`; the environment
-    variable ``BCAST_MEMORY_BUDGET``; half the memory available now.
-    """
-    if _budget is not None:
-        return _budget
-    env = os.environ.get("BCAST_MEMORY_BUDGET")
-    if env:
-        return _env_budget(env)
-    return int(available_memory() * DEFAULT_FRACTION)
-
-
-def _env_budget(env: str) -> int:
-    try:
-        return parse_bytes(env)
-    except InputError as e:
-        raise InputError(f"BCAST_MEMORY_BUDGET={brief(env)}: {e}") from None
-
-
-def set_memory_budget(budget: int | str | None) -> int | None:
-    """Set the budget (bytes, or a string such as ``"2GiB"`` or ``"10%"``);
-    ``None`` restores the default.  Returns the previous explicit setting."""
-    global _budget
-    previous = _budget
-    if budget is None:
-        _budget = None
-    elif isinstance(budget, str):
-        _budget = parse_bytes(budget)
-    elif isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget >= 0:
-        _budget = int(budget)
-    else:
-        raise InputError(f"bad memory budget {brief(budget)}: give a number of bytes >= 0 or a string such as 2GiB")
-    return previous
-
-
-@contextmanager
-def memory_budget_set(budget: int | str | None):
-    """``with memory_budget_set("1GiB"): ...`` -- a budget for one block."""
-    previous = set_memory_budget(budget)
-    try:
-        yield memory_budget()
-    finally:
-        global _budget
-        _budget = previous
-
-
-# A bad BCAST_MEMORY_BUDGET fails here, once, when bcast first loads what runs ops (bcast.apply,
-# bcast.onnx...), and not only on the first output large enough to ask for the budget.
-if os.environ.get("BCAST_MEMORY_BUDGET"):
-    _env_budget(os.environ["BCAST_MEMORY_BUDGET"])
-
-
-def _dtype(dtype: Any) -> np.dtype:
-    """``np.dtype(dtype)``, or an InputError naming what was given."""
-    try:
-        return np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise InputError(f"dtype= must be a numpy dtype (e.g. np.float32 or 'int8'), got {brief(dtype)}") from None
-
-
-def check_memory(shape: tuple, dtype: Any, *, what: str = "output") -> int:
-    """Refuse (:class:`MemoryBudgetError`) an allocation of ``shape`` x ``dtype``
-    over the budget; return its size in bytes.  Nothing is allocated here."""
-    nbytes = math.prod(shape) * _dtype(dtype).itemsize
-    if nbytes > 2**20:  # small outputs never need to ask the system
-        budget = memory_budget()
-        if nbytes > budget:
-            raise MemoryBudgetError(what, tuple(shape), np.dtype(dtype), nbytes, budget)
-    return nbytes
+# the memory budget lives in _budget (one budget for every thread: reservations, cgroups, contexts)
+from ._budget import (  # noqa: E402
+    AVAILABLE_TTL,
+    DEFAULT_FRACTION,
+    MemoryBudgetError,
+    _dtype,
+    available_memory,
+    check_memory,
+    format_bytes,
+    memory_budget,
+    memory_budget_set,
+    memory_reserved,
+    parse_bytes,
+    reserved_call,
+    reserving,
+    set_memory_budget,
+)
 
 
 # --------------------------------------------------------------------------- array namespaces
@@ -332,6 +180,7 @@ def materialize(x: Any, plan: Plan, i: int, out=None):
     return result
 
 
+@reserving  # its outputs' reservations last until it returns
 def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
     """Apply ``func`` to the views of ``arrays`` (one per plan input).
 
@@ -366,11 +215,16 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         if out is not None:
             return f(*views, out=out)
         result = f(*views)
-        return np.asarray(result) if isinstance(result, np.generic) else result  # rank 0: an array, not a scalar
+        return _fast.rank0_arrays(result)  # rank 0: an array, not a scalar (each of a tuple's too)
     except (BroadcastError, InputError):  # a kernel's own refusal (openvino's integer division by zero...)
         raise
     except (TypeError, ValueError) as e:  # numpy: a ufunc that does not take these dtypes (or values: integers
         raise InputError(f"{getattr(f, '__name__', f)}: {e}") from None  # to negative powers), an out= it cannot take
+    except Exception as e:  # a ufunc's object loop calls the elements' own methods: they raise anything
+        error = _fast.element_error(f, e, views)
+        if error is e:
+            raise
+        raise error from None
 
 
 _WEAK = (int, float, complex)
@@ -496,6 +350,11 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
                 except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
                     # or values the ufunc refuses (the full path says so)
                     pass
+                except Exception as e:  # the entry is by shapes: object arrays whose elements fail reach it too
+                    error = _fast.element_error(_fast.ufunc(func), e, arrays)
+                    if error is e:
+                        raise
+                    raise error from None
         arrays = _as_arrays(arrays)
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:

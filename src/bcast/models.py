@@ -6,8 +6,9 @@ model: an unreadable file, bytes that are not a protobuf ``ModelProto``, a
 truncated file (no graph, no opset, a node input that nothing defines), an
 external-data location that leaves the model's folder (``../x``, an absolute
 path, a symlink out), external data over the memory budget, a file of 2 GiB or
-more (protobuf's limit) and a graph of more than :data:`MAX_NODES` nodes (both
-before the file is parsed).  A FIFO or a device is refused without reading it.
+more (protobuf's limit), a model of more than :data:`MAX_NODES` nodes or of
+more than :data:`MAX_ENTRIES` fields (counted from the bytes: all before the
+file is parsed).  A FIFO or a device is refused without reading it.
 External data is loaded only after every location has been checked.
 
 :class:`Shapes` is the shape environment lint and rewrite read: onnx's shape
@@ -49,17 +50,24 @@ except ImportError:  # pragma: no cover - the test extra installs onnx
 
     raise MissingDependency("reading ONNX models needs onnx: pip install 'bcast[onnx]'") from None
 
-__all__ = ["load", "Shapes", "default_opset", "node_label", "save_atomic", "DEFAULT_DOMAINS", "MAX_NODES"]
+__all__ = ["load", "Shapes", "default_opset", "node_label", "save_atomic", "DEFAULT_DOMAINS", "MAX_NODES",
+           "MAX_ENTRIES"]
 
 #: The domains of ONNX's own ops.
 DEFAULT_DOMAINS = ("", "ai.onnx")
 #: protobuf refuses messages of 2 GiB or more.
 _PROTOBUF_LIMIT = 2**31 - 1
-#: The most nodes a model may have (its graph and subgraphs together).  Measured: lint of a chain of
-#: 1,000,000 Add nodes takes 16-21 s and 1.5-2.2 GB (onnx's shape inference ~1.1 KB a
-#: node); a 2 GiB file could hold 80 million nodes.  The main graph's nodes are counted before the
-#: file is parsed (parsing costs ~300 bytes a node).
+#: The most nodes a model may have (its graph, subgraphs and functions together).  Measured: lint of a
+#: chain of 1,000,000 Add nodes takes 16-21 s and 1.5-2.2 GB (onnx's shape inference ~1.1 KB a
+#: node); a 2 GiB file could hold 80 million nodes.  Counted from the file's bytes before it is
+#: parsed (parsing costs ~300 bytes a node).
 MAX_NODES = 1_000_000
+#: The most fields a model file may hold: every field of every message, nested ones included
+#: (initializers, value_info, inputs, outputs, dims, attributes, node inputs, opset imports,
+#: metadata...; see :mod:`bcast._model_size`).  Counted from the bytes before parsing.  Measured:
+#: lint costs up to ~130 bytes a field (tiny initializers) and ~80 (value_info of many dims); a
+#: million nodes of ~10 fields each fit.
+MAX_ENTRIES = 10_000_000
 
 
 # --------------------------------------------------------------------------- loading
@@ -81,7 +89,7 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
     except TypeError:
         raise InputError(f"{what} must be a path or an onnx.ModelProto, got {brief(model)}") from None
     data = _read(path)
-    _check_nodes(_count_nodes(data), path)
+    _check_size(data, path)
     try:
         proto = onnx.ModelProto.FromString(data)
     except Exception:  # protobuf's DecodeError, or worse, for bytes that are not a ModelProto
@@ -133,62 +141,38 @@ def _unreadable(info) -> str | None:
     return None
 
 
-def _varint(data: bytes, i: int) -> tuple:
-    """The protobuf varint at ``data[i]`` and the index after it (IndexError past the end)."""
-    value = shift = 0
-    while True:
-        b = data[i]
-        value |= (b & 0x7F) << shift
-        i += 1
-        if b < 0x80:
-            return value, i
-        shift += 7
+def _count(data: bytes, *, always: bool = False):
+    """The fields and nodes of a serialized ModelProto (:func:`bcast._model_size.count`); not
+    counted (zeros) for a file too small to pass a limit, unless ``always``."""
+    from ._model_size import Counts, count
 
-
-_FIXED = {1: 8, 5: 4}  # wire type -> bytes of a fixed-size field
-
-
-def _fields(data: bytes, i: int, end: int):
-    """``(tag, start, stop)`` of each field of the message in ``data[i:end]``; stops at bytes that are
-    no protobuf (the parser says so afterwards)."""
-    while i < end:
-        tag, i = _varint(data, i)
-        wire = tag & 7
-        if wire == 2:
-            n, i = _varint(data, i)
-        elif wire == 0:
-            n = _varint(data, i)[1] - i
-        elif wire in _FIXED:
-            n = _FIXED[wire]
-        else:
-            return
-        yield tag, i, i + n
-        i += n
-
-
-_GRAPH, _NODE = (7 << 3) | 2, (1 << 3) | 2  # ModelProto.graph, GraphProto.node: length-delimited
+    if not always and len(data) <= min(MAX_ENTRIES, 2 * MAX_NODES):  # a field takes a byte or more, a node 2
+        return Counts()
+    return count(data, onnx.ModelProto.DESCRIPTOR, max_entries=MAX_ENTRIES, max_nodes=MAX_NODES)
 
 
 def _count_nodes(data: bytes) -> int:
-    """The main graph's nodes in a serialized ModelProto, counted without parsing it (a hostile file of
-    tiny nodes costs ~300 bytes a node to parse); stops past :data:`MAX_NODES`.
+    """The nodes in a serialized ModelProto, subgraphs and functions included, counted without
+    parsing it (a hostile file of tiny nodes costs ~300 bytes a node to parse); stops past
+    :data:`MAX_NODES`.
 
     >>> from onnx import helper
     >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])] * 3, "g", [], [])
     >>> _count_nodes(helper.make_model(g).SerializeToString())
     3
     """
-    count = 0
-    try:
-        for tag, start, stop in _fields(data, 0, len(data)):
-            if tag == _GRAPH:
-                for tag, _, _ in _fields(data, start, min(stop, len(data))):
-                    count += tag == _NODE
-                    if count > MAX_NODES:
-                        return count
-    except IndexError:  # truncated: the parser refuses it
-        pass
-    return count
+    return _count(data, always=True).nodes
+
+
+def _check_size(data: bytes, where: str) -> None:
+    """Refuse, before parsing, a model of more than :data:`MAX_NODES` nodes or :data:`MAX_ENTRIES`
+    fields, naming the field that has the most."""
+    found = _count(data)
+    _check_nodes(found.nodes, where)
+    if found.entries > MAX_ENTRIES:
+        most = ", ".join(f"{label} ({n:,})" for label, n in found.largest())
+        raise InputError(f"{where}: the model has more than {MAX_ENTRIES:,} fields to parse, the most bcast reads "
+                         f"(bcast.models.MAX_ENTRIES); the most: {most}")
 
 
 def _check_nodes(count: int, where: str) -> None:
@@ -369,7 +353,8 @@ def node_label(node, index: int) -> str:
 def save_atomic(model, out, *, source=None, force: bool = False) -> str:
     """Write ``model`` to ``out`` atomically (a temp file in ``out``'s folder, then
     ``os.replace``): a failure leaves nothing behind.  Refuses ``out`` when it is
-    ``source`` (also through a symlink) and an existing ``out`` unless ``force``."""
+    ``source`` (also through a symlink), an existing ``out`` unless ``force``, and
+    one that is not a regular file (a FIFO, a device) even with ``force``."""
     out = os.fspath(out)
     if "\0" in out:
         raise InputError(f"{out!r}: not a file name (it has a NUL character)")
@@ -377,8 +362,13 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
         raise InputError(f"{out} is the input model: refusing to overwrite it (write to another file)")
     if os.path.isdir(out):
         raise InputError(f"{out} is a folder, not a file")
-    if os.path.lexists(out) and not force:
-        raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
+    if os.path.lexists(out):
+        if not force:
+            raise InputError(f"{out} exists: refusing to overwrite it (use --force / force=True)")
+        mode = os.lstat(out).st_mode  # a symlink is replaced, not what it points to
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise InputError(f"{out} is not a regular file (a FIFO, a device, a socket): refusing to replace it, "
+                             "even with --force")
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise InputError(f"{out}: folder {folder} does not exist")
@@ -390,7 +380,8 @@ def save_atomic(model, out, *, source=None, force: bool = False) -> str:
 
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
+        # a short name: any name ``out`` may have (up to the file system's 255 bytes) leaves room for it
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bcast-", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -462,6 +453,9 @@ class Shapes:
         g = inferred.graph
         self._info = {v.name: v for v in (*g.input, *g.value_info, *g.output)}  # as onnx knows them
         self.initializers = {t.name: t for t in model.graph.initializer}
+        # a sparse initializer is named by its values; its shape is its dims (onnx's inference uses them
+        # for the nodes it feeds, and reports no value_info for it)
+        self.sparse = {sp.values.name: sp for sp in model.graph.sparse_initializer}
         self._shapes = {}  # name -> shape, filled on demand and by set()
         self.bcast_only = set()  # names whose shape bcast knows and onnx did not
         self.graph = model.graph
@@ -471,6 +465,8 @@ class Shapes:
             return self._shapes[name]
         if name in self.initializers:
             shape = tuple(self.initializers[name].dims)
+        elif name in self.sparse:
+            shape = tuple(self.sparse[name].dims)
         elif name in self._info:
             shape = shape_of(self._info[name].type)
         else:
@@ -481,6 +477,8 @@ class Shapes:
     def elem_type(self, name: str) -> int:
         if name in self.initializers:
             return self.initializers[name].data_type
+        if name in self.sparse:
+            return self.sparse[name].values.data_type
         v = self._info.get(name)
         if v is not None and v.type.WhichOneof("value") == "tensor_type":
             return v.type.tensor_type.elem_type

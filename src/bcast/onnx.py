@@ -56,7 +56,7 @@ import numpy as np
 from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import check_memory, check_out, materialize, output, run_plan, view
+from .execute import check_memory, check_out, materialize, output, reserved_call, run_plan, view
 from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
@@ -721,7 +721,7 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
-        return o.runner(p, arrays, out, dtype, checked)
+        return reserved_call(o.runner, p, arrays, out, dtype, checked)  # its allocations' reservations end here
     return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
 
 
@@ -852,6 +852,8 @@ def _fast_build(op, inputs):
     if not prepared.small or prepared.reshapes is None:
         return False
     f = o.kernel.args[0] if isinstance(o.kernel, partial) and o.kernel.func is _ufunc else None
-    natural = f is not None and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
+    # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
+    natural = f is not None and prepared.plan.shape != () \
+        and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
     kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
     return _fast_runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural)

@@ -508,7 +508,8 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 return fast(a, b)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
-    return _RUNNERS[spec.kind](spec, inputs, auto_broadcast, axis, out, attrs)
+    # the allocations' reservations last until it returns
+    return execute.reserved_call(_RUNNERS[spec.kind], spec, inputs, auto_broadcast, axis, out, attrs)
 
 
 # --------------------------------------------------------------------------- the small-op fast path
@@ -546,7 +547,8 @@ def _fast_runner(prepared, kernel, dtype):
     if not prepared.small:
         return False
     ufunc = getattr(kernel, "natural", None)
-    if prepared.native and ufunc is not None:  # run() calls it on the arrays, warnings off
+    # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
+    if prepared.native and ufunc is not None and prepared.plan.shape != ():
         return ufunc
     plan = prepared.plan
     return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
