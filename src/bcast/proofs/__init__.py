@@ -170,5 +170,5 @@ def format_table(verdicts: list[Verdict], width: int = 60) -> str:
                      + " (add them to the records' proven_on in bcast/deviations.py)")
     if not any(v.verdict != "skipped" for v in verdicts):
         lines.append("nothing could be checked: no runtime the records are about is installed "
-                     "(pip install 'bcast[test]')")
+                     "(pip install onnxruntime, onnx, openvino or ncnn: each proves its own records)")
     return "\n".join(lines)
