@@ -59,6 +59,7 @@ from .models import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # fir
 
 import onnx  # noqa: E402
 
+from . import lint_pnnx
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
@@ -544,7 +545,23 @@ def _ncnn_fix(plan: Plan, batch) -> str:
     return f"bcast rewrite MODEL --target ncnn -o OUT.onnx ({_unsqueezes(plan)})"
 
 
-_TARGETS = {"onnx": _Onnx, "ncnn": _Ncnn, "openvino": _OpenVINO}
+class _PnnxNcnn(_Target):
+    """``ncnn``: the model as pnnx converts it and ncnn runs it (:mod:`bcast.lint_pnnx`)."""
+
+    name = "ncnn"
+
+    def __init__(self, shapes: Shapes, model) -> None:
+        super().__init__(shapes, model)
+        self.ctx = lint_pnnx.Context(model, shapes)
+
+    def context(self, site: Site) -> tuple:
+        return self.ctx.key(site)
+
+    def check(self, site: Site) -> list:
+        return lint_pnnx.check(site, self.ctx)
+
+
+_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}
 assert tuple(_TARGETS) == TARGETS
 
 

@@ -1,0 +1,291 @@
+"""The ``ncnn`` lint target: the model as pnnx converts it (``pnnx model.onnx``) and ncnn runs it.
+
+pnnx (ncnn's recommended converter) does not hand ONNX's broadcasts to ncnn's
+BinaryOp raw.  What it does, read from Tencent/ncnn ``tools/pnnx/src``
+(commit a4d2ea1d, 2026-07-22) and checked by converting and running the corpus
+of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
+1.0.20261020 (``tests/test_convert_corpus.py``):
+
+- **The batch axis** (``pass_ncnn/solve_batch_index.cpp``): a tensor has one
+  only where pnnx can tell: the input and output of a layer it knows to be
+  batched (convolutions, pooling, normalizations, PReLU, interpolation, ...:
+  :data:`BATCHED_OPS`), spread forward and backward through the graph
+  (Transpose moves it, Squeeze/Unsqueeze shift it, a Reshape keeps it at axis 0
+  only when its output starts with the batch size, other ops keep it); a 1-D
+  tensor never has one, and the rest have none (pnnx's ``233``).  Constants
+  have none.  ``convert_batch_layout.cpp`` keeps a batch axis out of ncnn's
+  blob only at axis 0 (``default_ncnn_batch_axis``): elsewhere the blob holds
+  the whole tensor.  A model without such a layer (a Linear stem, an MLP, a
+  transformer block of MatMuls) runs in ncnn with the whole tensor as the blob.
+- **Binary ops** (``pass_ncnn/insert_reshape_numpy_binaryop_broadcast.cpp``):
+  the batch axis is dropped from each operand, and when the ranks differ pnnx
+  inserts a Reshape that pads the lower-rank operand with leading 1s, numpy's
+  alignment made explicit; ncnn's same-rank broadcast (``src/layer/binaryop.cpp``)
+  is then numpy's.  So a broadcast is computed right unless: both operands
+  have a batch axis in different places (pnnx: "binaryop broadcast across batch
+  axis ... is not supported"), the operands' batch dims differ (1 against B: a
+  broadcast across the batch axis, e.g. ``x - x.mean(0)``; pnnx's
+  ``torch_mean.cpp``: "mean along batch axis is not supported yet"), an
+  operand without a batch axis varies along it, or a blob has more than 4 dims
+  ("binaryop tensor0 with rank 5 is not supported yet!"; ncnn's Mat holds 4).
+- **Pow** (``pass_ncnn/expand_expression.cpp``): ``x ** 2`` becomes UnaryOp
+  square (exact); any other exponent a BinaryOp POW, which the x86 wheel
+  computes with a fast-math ``pow_ps`` that returns garbage (2.4e38) for a base
+  <= 0 (deviation ``ncnn-fast-math``): reported unless the base is positive by
+  construction (Sigmoid, Exp, Softplus, or a constant > 0).
+- **PRelu** (``pass_level2/F_prelu.cpp``, ``pass_ncnn/F_prelu.cpp``): the slope
+  is flattened to ``(numel,)`` and ncnn's PReLU applies it per channel (axis 1);
+  right only for a single slope or one that varies along axis 1 alone (an NHWC
+  ``(1,1,C)`` or ``(C,)`` slope is applied along H).
+- **Comparisons and Where**: pnnx writes ``torch.gt`` / ``torch.lt`` /
+  ``torch.where`` ... into the ``.param``: no ``pass_ncnn`` pass converts them
+  and ncnn has no such layer, so loading the model fails.
+"""
+
+from __future__ import annotations
+
+from .dims import is_one
+
+#: ONNX ops that pnnx maps to a layer of solve_batch_index.cpp's is_known_operator_with_batch_index_0 list.
+BATCHED_OPS = frozenset({
+    "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
+    "BatchNormalization", "InstanceNormalization", "LayerNormalization", "GroupNormalization", "PRelu",
+    "Resize", "Upsample", "LRN", "DepthToSpace", "SpaceToDepth", "GridSample", "RMSNormalization",
+})
+#: Ops pnnx leaves as torch functions that no pass_ncnn pass converts: ncnn has no layer for them.
+NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq", "GreaterOrEqual": "torch.ge",
+                 "LessOrEqual": "torch.le", "Where": "torch.where", "And": "torch.logical_and",
+                 "Or": "torch.logical_or", "Xor": "torch.logical_xor", "BitwiseAnd": "torch.bitwise_and",
+                 "BitwiseOr": "torch.bitwise_or", "BitwiseXor": "torch.bitwise_xor",
+                 "BitShift": "torch.bitwise_left_shift/right_shift"}
+#: The binary ops pnnx turns into an ncnn BinaryOp (expand_expression.cpp).
+BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Mod", "Sum", "Mean"})
+_POSITIVE = frozenset({"Sigmoid", "Exp", "Softplus"})
+NONE = None  # no batch axis (pnnx's 233)
+
+
+def _attr(node, name, default=None):
+    for a in node.attribute:
+        if a.name == name:
+            import onnx
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def _axes(node, shapes, rank):
+    axes = _attr(node, "axes")
+    if axes is None and len(node.input) > 1 and node.input[1]:
+        values = shapes.constant(node.input[1])
+        axes = None if values is None else [int(v) for v in values.ravel()]
+    return None if axes is None else sorted(a % rank for a in axes) if rank else list(axes)
+
+
+def _forward(node, b, shapes):
+    """Where the batch axis ``b`` of the node's first input lands in its output (NONE: gone)."""
+    t = node.op_type
+    x = shapes.get(node.input[0]) if node.input else None
+    rank = len(x) if x is not None else 0
+    if t == "Transpose":
+        perm = _attr(node, "perm")
+        perm = list(perm) if perm is not None else list(range(rank))[::-1]
+        return perm.index(b) if b in perm else NONE
+    if t == "Unsqueeze":
+        out = shapes.get(node.output[0])
+        axes = _axes(node, shapes, len(out) if out is not None else 0)
+        if axes is None:
+            return NONE
+        for a in axes:
+            if a <= b:
+                b += 1
+        return b
+    if t == "Squeeze":
+        axes = _axes(node, shapes, rank)
+        if axes is None:
+            axes = [k for k, d in enumerate(x or ()) if d == 1]
+        return NONE if b in axes else b - sum(a < b for a in axes)
+    if t == "Reshape":
+        out = shapes.get(node.output[0])
+        if x is None or out is None or b != 0 or not out:
+            return NONE
+        return 0 if x[0] == out[0] else NONE  # pnnx's keep_batch_index for axis 0; other cases given up
+    if t == "Flatten":
+        axis = _attr(node, "axis", 1) % max(rank, 1)
+        return b if b < axis and axis == 1 else NONE
+    return b
+
+
+def _backward(node, b, shapes):
+    """Where the batch axis ``b`` of the node's output is in its first input (NONE: not there)."""
+    t = node.op_type
+    x = shapes.get(node.input[0]) if node.input else None
+    if t == "Transpose":
+        perm = _attr(node, "perm")
+        perm = list(perm) if perm is not None else list(range(len(x or ())))[::-1]
+        return perm[b] if b < len(perm) else NONE
+    if t in ("Unsqueeze", "Squeeze", "Reshape", "Flatten"):
+        for k in range(len(x or ())):
+            if _forward(node, k, shapes) == b:
+                return k
+        return NONE
+    return b
+
+
+def solve_batch(model, shapes) -> dict:
+    """pnnx's batch axis of every value of the main graph: name -> axis (absent: none)."""
+    graph = model.graph
+    varying = {v.name for v in graph.input} - {t.name for t in graph.initializer}
+    producers, consumers = {}, {}
+    for node in graph.node:  # graph order: a value varies if it is computed from a graph input
+        if varying.intersection(node.input):
+            varying.update(o for o in node.output if o)
+        for o in node.output:
+            producers[o] = node
+        for i in node.input:
+            consumers.setdefault(i, []).append(node)
+    batch = {}
+    todo = []
+    for node in graph.node:
+        if node.op_type in BATCHED_OPS and node.input and node.output:
+            for name in (node.input[0], node.output[0]):
+                if name in varying and name not in batch:
+                    batch[name] = 0
+                    todo.append(name)
+    while todo:
+        name = todo.pop()
+        b = batch[name]
+        for node in consumers.get(name, ()):
+            if node.op_type in BATCHED_OPS or (node.op_type == "Reshape" and node.input[0] != name):
+                continue
+            where = _forward(node, b, shapes) if node.input[0] == name else b
+            for o in node.output:
+                if o and where is not NONE and o not in batch and o in varying:
+                    batch[o] = where
+                    todo.append(o)
+        node = producers.get(name)
+        if node is not None and node.op_type not in BATCHED_OPS and node.input:
+            where = _backward(node, b, shapes)
+            ins = node.input[:1] if node.op_type in ("Transpose", "Unsqueeze", "Squeeze", "Reshape", "Flatten") \
+                else node.input
+            for i in ins:
+                if i and where is not NONE and i not in batch and i in varying:
+                    s = shapes.get(i)
+                    if s is not None and where < len(s):
+                        batch[i] = where
+                        todo.append(i)
+    for name in list(batch):
+        s = shapes.get(name)
+        if s is not None and len(s) <= 1:
+            del batch[name]  # "always treat 1-dim tensor as no batch axis"
+    return batch
+
+
+class Context:
+    """What the checks of a model's nodes read besides the node: pnnx's batch axes, producers, constants."""
+
+    def __init__(self, model, shapes) -> None:
+        self.shapes = shapes
+        self.batch = solve_batch(model, shapes)
+        self.producers = {o: n for n in model.graph.node for o in n.output if o}
+        consts = {t.name for t in model.graph.initializer}
+        self.inputs = frozenset(v.name for v in model.graph.input if v.name not in consts)
+
+    def positive(self, name: str) -> bool:
+        """Whether a value is > 0 by construction (its producer, or a constant's values)."""
+        values = self.shapes.constant(name)
+        if values is not None:
+            return bool(values.size) and bool((values > 0).all())
+        node = self.producers.get(name)
+        return node is not None and node.op_type in _POSITIVE
+
+    def scalar(self, name: str):
+        values = self.shapes.constant(name)
+        return float(values.ravel()[0]) if values is not None and values.size == 1 else None
+
+    def key(self, site) -> tuple:
+        """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
+        return tuple((self.batch.get(n), n in self.inputs, self.positive(n), self.scalar(n)) for n in site.inputs)
+
+
+def check(site, ctx: Context) -> list:
+    """The rows (kind, rule, reason, fix, notes) of one broadcasting node under pnnx -> ncnn."""
+    op = site.op.name
+    plan = site.plan
+    if op in NO_NCNN_LAYER:
+        return [("unsupported", "ncnn",
+                 f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
+                 "compute it from ops ncnn has (e.g. a mask from Sign/Relu/Clip arithmetic), or cut it out of the "
+                 "model", ())]
+    if op == "PRelu":
+        return _prelu(site, plan)
+    if op not in BINARY or len(plan.inputs) != 2:
+        return []
+    rows = _binary(plan, [ctx.batch.get(n) for n in site.inputs], [n in ctx.inputs for n in site.inputs])
+    if rows:
+        return rows
+    if op == "Pow":
+        return _pow(site, ctx)
+    return []
+
+
+def _prelu(site, plan) -> list:
+    x, slope = plan.inputs
+    aligned = plan.aligned_shape(1)
+    numel = 1
+    for d in slope:
+        numel = numel * d if type(d) is int else numel
+    if numel == 1 or (len(x) >= 2 and all(is_one(d) for k, d in enumerate(aligned) if k != 1)
+                      and aligned[1] == x[1]):
+        return []
+    return [("differs", "ncnn",
+             f"pnnx flattens the slope {tuple(slope)} to ({numel},) and ncnn's PReLU applies it per channel "
+             f"(axis 1, size {x[1] if len(x) > 1 else '?'}): ONNX applies it along {plan.aligned_shape(1)}",
+             "transpose the input to put the slope's axis at 1 (NCHW), or write PRelu as Max(x,0) + slope * Min(x,0)",
+             ())]
+
+
+def _pow(site, ctx: Context) -> list:
+    base, exponent = site.inputs
+    if ctx.scalar(exponent) == 2.0:
+        return []  # expand_expression.cpp: "replace pow 2 with square"
+    if ctx.positive(base):
+        return []
+    return [("differs", "ncnn",
+             "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "
+             "(2.4e38) for a base <= 0 [ncnn-fast-math]",
+             "for an integer exponent, write the product (x * x * x); keep POW for bases > 0", ())]
+
+
+def _binary(plan, batch, graph_input) -> list:
+    names = plan.names
+    b0, b1 = batch
+    if b0 is not None and b1 is not None and b0 != b1:
+        return [("unsupported", "ncnn", f"the inputs' batch axes are {b0} and {b1}: pnnx: \"binaryop broadcast "
+                 f"across batch axis {b0} and {b1} is not supported\"", "none that bcast knows", ())]
+    # the ncnn batch axis: only axis 0 is kept out of the blob (convert_batch_layout.cpp)
+    nb = [b if b == 0 else None for b in batch]
+    shapes = list(plan.inputs)
+    for i, s in enumerate(shapes):  # "assume reshape 5-rank tensor has batch_index 0" (not a graph input: it
+        if batch[i] is None and len(s) == 5 and is_one(s[0]) and not graph_input[i]:  # is fed as a 5-D Mat)
+            nb[i] = 0
+    if nb[0] == 0 and nb[1] == 0 and shapes[0][0] != shapes[1][0]:
+        return [("unsupported", "ncnn",
+                 f"{names[0]} {tuple(shapes[0])} and {names[1]} {tuple(shapes[1])} broadcast across the batch axis "
+                 "(its size differs): ncnn runs each batch item alone (pnnx: \"mean along batch axis is not "
+                 "supported yet\")", "none that bcast knows: compute the batch statistic outside ncnn", ())]
+    blobs = [s[1:] if nb[i] == 0 else tuple(s) for i, s in enumerate(shapes)]
+    big = [i for i, s in enumerate(blobs) if len(s) > 4]
+    if big:
+        return [("unsupported", "ncnn",
+                 f"{names[big[0]]} {tuple(shapes[big[0]])} is a {len(blobs[big[0]])}-D blob in ncnn (pnnx: "
+                 f"\"binaryop tensor with rank {len(shapes[big[0]])} is not supported yet!\"): ncnn's Mat holds 4 "
+                 "dims", "reshape to at most 4 dims (besides a batch axis at 0) around this op", ())]
+    if nb[0] == nb[1]:  # both or neither batched at 0: pnnx pads the lower rank with leading 1s, numpy's alignment
+        return []
+    k = 0 if nb[0] == 0 else 1  # the batched one; the other's dim that faces its batch axis must be 1
+    other = shapes[1 - k]
+    lead = len(other) - (len(shapes[k]) - 1)  # the other's axes that face the batch axis or lie beyond it
+    if lead >= 1 and any(not is_one(d) for d in other[:lead]):
+        return [("unsupported", "ncnn",
+                 f"{names[1 - k]} {tuple(other)} has no batch axis but varies along {names[k]}'s batch axis: "
+                 "ncnn's blobs have none", "none that bcast knows", ())]
+    return []
