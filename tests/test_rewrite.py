@@ -143,8 +143,8 @@ def test_ncnn_rewrite_unsqueezes_with_the_opsets_form_and_runs(opset):
     v = np.array([10, 20], np.float32)
     m = model([("Add", ["x", "w"], ["c"]), ("Mul", ["c", "v"], ["d"]), ("Sub", ["d", "w"], ["y"])],
               {"x": [1, 2, 3, 4]}, ["c", "d", "y"], opset=opset, inits={"w": w, "v": np.ones(4, np.float32)})
-    assert [f.kind for f in lint(m, "ncnn")] == ["unsupported", "unsupported"]
-    r = rewrite(m, "ncnn")
+    assert [f.kind for f in lint(m, "onnx2ncnn")] == ["unsupported", "unsupported"]
+    r = rewrite(m, "onnx2ncnn")
     onnx.checker.check_model(r.model)
     assert r.findings == [] and _ranks_equal(r.model)
     unsq = [n for n in r.model.graph.node if n.op_type == "Unsqueeze"]
@@ -159,7 +159,7 @@ def test_ncnn_rewrite_unsqueezes_with_the_opsets_form_and_runs(opset):
 
 def test_ncnn_rewrite_leaves_what_ncnn_cannot_compute_as_findings():
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4, 5, 6]}, ["c"], inits={"w": np.ones(6, np.float32)})
-    r = rewrite(m, "ncnn")
+    r = rewrite(m, "onnx2ncnn")
     assert len(r.changes) == 1 and [f.kind for f in r.findings] == ["unsupported"]
     assert "rank 5" in r.findings[0].reason
 

@@ -44,6 +44,7 @@ of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
 
 from __future__ import annotations
 
+from ._format import format_shape as _fs
 from .dims import is_one
 
 #: ONNX ops that pnnx maps to a layer of solve_batch_index.cpp's is_known_operator_with_batch_index_0 list.
@@ -237,8 +238,8 @@ def _prelu(site, plan) -> list:
                       and aligned[1] == x[1]):
         return []
     return [("differs", "ncnn",
-             f"pnnx flattens the slope {tuple(slope)} to ({numel},) and ncnn's PReLU applies it per channel "
-             f"(axis 1, size {x[1] if len(x) > 1 else '?'}): ONNX applies it along {plan.aligned_shape(1)}",
+             f"pnnx flattens the slope {_fs(slope)} to ({numel},) and ncnn's PReLU applies it per channel (axis 1"
+             f"{', size ' + str(x[1]) if len(x) > 1 else ''}): ONNX applies it as {_fs(aligned)} on {_fs(x)}",
              "transpose the input to put the slope's axis at 1 (NCHW), or write PRelu as Max(x,0) + slope * Min(x,0)",
              ())]
 
@@ -269,14 +270,14 @@ def _binary(plan, batch, graph_input) -> list:
             nb[i] = 0
     if nb[0] == 0 and nb[1] == 0 and shapes[0][0] != shapes[1][0]:
         return [("unsupported", "ncnn",
-                 f"{names[0]} {tuple(shapes[0])} and {names[1]} {tuple(shapes[1])} broadcast across the batch axis "
+                 f"{names[0]} {_fs(shapes[0])} and {names[1]} {_fs(shapes[1])} broadcast across the batch axis "
                  "(its size differs): ncnn runs each batch item alone (pnnx: \"mean along batch axis is not "
                  "supported yet\")", "none that bcast knows: compute the batch statistic outside ncnn", ())]
     blobs = [s[1:] if nb[i] == 0 else tuple(s) for i, s in enumerate(shapes)]
     big = [i for i, s in enumerate(blobs) if len(s) > 4]
     if big:
         return [("unsupported", "ncnn",
-                 f"{names[big[0]]} {tuple(shapes[big[0]])} is a {len(blobs[big[0]])}-D blob in ncnn (pnnx: "
+                 f"{names[big[0]]} {_fs(shapes[big[0]])} is a {len(blobs[big[0]])}-D blob in ncnn (pnnx: "
                  f"\"binaryop tensor with rank {len(shapes[big[0]])} is not supported yet!\"): ncnn's Mat holds 4 "
                  "dims", "reshape to at most 4 dims (besides a batch axis at 0) around this op", ())]
     if nb[0] == nb[1]:  # both or neither batched at 0: pnnx pads the lower rank with leading 1s, numpy's alignment
@@ -286,6 +287,6 @@ def _binary(plan, batch, graph_input) -> list:
     lead = len(other) - (len(shapes[k]) - 1)  # the other's axes that face the batch axis or lie beyond it
     if lead >= 1 and any(not is_one(d) for d in other[:lead]):
         return [("unsupported", "ncnn",
-                 f"{names[1 - k]} {tuple(other)} has no batch axis but varies along {names[k]}'s batch axis: "
+                 f"{names[1 - k]} {_fs(other)} has no batch axis but varies along {names[k]}'s batch axis: "
                  "ncnn's blobs have none", "none that bcast knows", ())]
     return []

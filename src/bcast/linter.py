@@ -73,12 +73,12 @@ from .rules._cache import PlanCache
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
-TARGETS = ("onnx", "ncnn", "openvino")
+TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",)}
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
 _LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
 
 
@@ -433,7 +433,9 @@ def _batch_moves(node, shapes: Shapes, b: int):
 
 
 class _Ncnn(_Target):
-    name = "ncnn"
+    """``onnx2ncnn``: ncnn's raw BinaryOp rule on the blobs (the legacy converter; no reshape inserted)."""
+
+    name = "onnx2ncnn"
 
     def __init__(self, shapes: Shapes, model) -> None:
         super().__init__(shapes, model)
@@ -561,7 +563,7 @@ class _PnnxNcnn(_Target):
         return lint_pnnx.check(site, self.ctx)
 
 
-_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}
+_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO, "onnx2ncnn": _Ncnn}
 assert tuple(_TARGETS) == TARGETS
 
 

@@ -50,7 +50,7 @@ from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 
 __all__ = ["TARGETS", "Rewrite", "rewrite"]
 
-TARGETS = ("onnx", "ncnn")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn")
 #: The opset the legacy forms are upgraded to (the first with numpy broadcasting).
 UPGRADE_OPSET = 7
 
@@ -215,7 +215,7 @@ def _copy(node):
     return new
 
 
-_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn}
+_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn, "onnx2ncnn": _ncnn}
 assert tuple(_REWRITERS) == TARGETS
 
 
