@@ -228,7 +228,37 @@ def confusion(rows) -> str:
             f"  lint: finding     {t[(False, True)]:>11}  {t[(False, False)]:>14}")
 
 
+RECORD = os.path.join(CORPUS, "observed.json")
+
+
+def recorded() -> dict:
+    """The outcomes observed when the corpus was last run: {path: {model file name: outcome kind}}."""
+    import json
+    with open(RECORD) as f:
+        return json.load(f)["outcomes"]
+
+
+def record(models=None) -> dict:
+    """Run every path here on every model and write RECORD (atomically)."""
+    import json
+    from importlib.metadata import version
+    outcomes = {p: {os.path.basename(m): observe(m, p).kind for m in models or corpus()}
+                for p in ("ncnn", "openvino")}
+    data = {"versions": {k: version(k) for k in ("pnnx", "ncnn", "openvino", "onnxruntime", "onnx")},
+            "outcomes": outcomes}
+    tmp = RECORD + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, RECORD)
+    return data
+
+
 def main(argv) -> int:
+    if argv[:1] == ["--record"]:
+        record()
+        print(f"wrote {RECORD}")
+        return 0
     models = argv or corpus()
     for path in ("ncnn", "openvino"):
         if not have(path):
