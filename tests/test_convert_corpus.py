@@ -102,3 +102,52 @@ def test_findings_name_the_converter_behaviour():
     for fine in ("hw_bias_plain_b2.onnx", "linear_stem_b1.onnx", "attention_mask_b2.onnx", "seq_first_b2.onnx"):
         assert reasons(fine) == "", fine  # pnnx inserts the reshape (onnx2ncnn's raw BinaryOp would not)
     assert lint(os.path.join(H.CORPUS, "hw_bias_plain_b2.onnx"), "onnx2ncnn")
+
+
+#: The flagged models whose findings have an exact rewrite (every other flagged model keeps its findings).
+FIXABLE = {"ncnn": {f"{p}_b{b}.onnx" for p in ("cube", "nhwc_prelu_11c", "nhwc_prelu_c", "nhwc_prelu_square")
+                    for b in (1, 2)},
+           "openvino": {"nhwc_prelu_square_b1.onnx", "nhwc_prelu_square_b2.onnx"}}
+
+
+def _rewritten(path, tmp_path):
+    """{model name: (rewrite report, written path)} for every corpus model."""
+    from bcast import rewrite
+
+    out = {}
+    for m in H.corpus():
+        name = os.path.basename(m)
+        r = rewrite(m, path, str(tmp_path / f"{path}_{name}"))
+        out[name] = (m, r)
+    return out
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_rewrite_fixes_every_fixable_model_and_leaves_the_rest(path, tmp_path):
+    pytest.importorskip("onnxruntime")
+    record = H.recorded()[path]
+    fixed = set()
+    for name, (m, r) in _rewritten(path, tmp_path).items():
+        if record[name] == "ok":
+            assert r.changes == [] and r.findings == [], name  # nothing to fix: the model is left alone
+            continue
+        if not [f for f in r.findings if f.kind in H.PREDICTS_WRONG]:
+            fixed.add(name)
+            feeds = H.feeds_for(m)
+            assert H.compare(H.run_ort(r.out, feeds), H.run_ort(m, feeds)).ok, name  # the same function
+        else:
+            assert r.changes == [], name
+    assert fixed == FIXABLE[path]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_rewritten_models_convert_and_compute_right(path, tmp_path):
+    if not H.have(path):
+        pytest.skip(f"{path}: its converter/runtime is not installed")
+    from bcast import rewrite
+
+    for name in sorted(FIXABLE[path]):
+        out = str(tmp_path / name)
+        rewrite(os.path.join(H.CORPUS, name), path, out)
+        o = H.observe(out, path)
+        assert o.ok, (name, o)

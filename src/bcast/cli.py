@@ -89,7 +89,7 @@ exit status: 0 written, nothing left; 1 findings left (written, or not when a le
 #: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
 LINT_TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
-REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn")
+REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 
 EPILOG_CONFORMANCE = """\
 examples:

@@ -50,7 +50,7 @@ from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 
 __all__ = ["TARGETS", "Rewrite", "rewrite"]
 
-TARGETS = ("onnx", "ncnn", "onnx2ncnn")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 #: The opset the legacy forms are upgraded to (the first with numpy broadcasting).
 UPGRADE_OPSET = 7
 
@@ -215,7 +215,29 @@ def _copy(node):
     return new
 
 
-_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn, "onnx2ncnn": _ncnn}
+def _pnnx(model):
+    """pnnx -> ncnn: the findings with an exact rewrite (:mod:`bcast.rewrite_pnnx`)."""
+    from .rewrite_pnnx import rewrite_model
+
+    return rewrite_model(model, _Names(model.graph), _copy)
+
+
+def _openvino(model):
+    """The inputs of every node OpenVINO aligns differently from the spec (PRelu's per-channel slope) get the
+    output's rank: OpenVINO then aligns as the spec does."""
+
+    flagged = {f.node for f in lint(model, "openvino") if f.kind == "differs" and "aligns the inputs" in f.reason}
+    shapes = Shapes(model)
+    editor, changes = _Editor(model), []
+    for _, node, site in sites(model, shapes):
+        node = _copy(node)
+        if site is not None and site.plan is not None and site.label in flagged:
+            _align_inputs(site, node, editor, changes)
+        editor.nodes.append(node)
+    return editor.finish(), changes, []
+
+
+_REWRITERS = {"onnx": _onnx, "ncnn": _pnnx, "onnx2ncnn": _ncnn, "openvino": _openvino}
 assert tuple(_REWRITERS) == TARGETS
 
 
