@@ -81,7 +81,7 @@ def test_ncnn_unsupported_pair_and_the_rewrite_that_fixes_it():
     assert f.kind == "unsupported" and f.rule == "ncnn"
     assert "blobs A (2,3,4) and B (3,4)" in f.reason  # the batch axis is not an ncnn axis
     assert [d.deviation.id for d in f.deviations] == ["ncnn-garbage"]
-    assert "--target ncnn" in f.fix and "Unsqueeze B to (1,1,3,4)" in f.fix
+    assert "--target onnx2ncnn" in f.fix and "Unsqueeze B to (1,1,3,4)" in f.fix
 
 
 def test_ncnn_differs_where_a_1d_operand_matches_the_first_axis():

@@ -44,6 +44,8 @@ of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
 
 from __future__ import annotations
 
+import math
+
 from ._format import format_shape as _fs
 from .dims import is_one
 
@@ -240,8 +242,17 @@ def _prelu(site, plan) -> list:
     return [("differs", "ncnn",
              f"pnnx flattens the slope {_fs(slope)} to ({numel},) and ncnn's PReLU applies it per channel (axis 1"
              f"{', size ' + str(x[1]) if len(x) > 1 else ''}): ONNX applies it as {_fs(aligned)} on {_fs(x)}",
-             "transpose the input to put the slope's axis at 1 (NCHW), or write PRelu as Max(x,0) + slope * Min(x,0)",
+             "bcast rewrite MODEL --target ncnn -o OUT.onnx (PRelu -> Relu(x) + (x - Relu(x)) * slope, a Mul pnnx "
+             "broadcasts right)",
              ())]
+
+
+def exact_power(value):
+    """The integer exponent ``bcast rewrite --target ncnn`` writes as a product (1, or 3 to 8 either sign), or None."""
+    if value is None or not math.isfinite(value) or value != int(value):
+        return None
+    n = int(value)
+    return n if n == 1 or 3 <= abs(n) <= 8 else None
 
 
 def _pow(site, ctx: Context) -> list:
@@ -250,10 +261,12 @@ def _pow(site, ctx: Context) -> list:
         return []  # expand_expression.cpp: "replace pow 2 with square"
     if ctx.positive(base):
         return []
+    n = exact_power(ctx.scalar(exponent))
     return [("differs", "ncnn",
              "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "
              "(2.4e38) for a base <= 0 [ncnn-fast-math]",
-             "for an integer exponent, write the product (x * x * x); keep POW for bases > 0", ())]
+             f"bcast rewrite MODEL --target ncnn -o OUT.onnx (x ** {n} -> a product of x)" if n is not None else
+             "none that bcast knows: use this Pow only on bases > 0 (e.g. after Sigmoid/Exp/Softplus)", ())]
 
 
 def _binary(plan, batch, graph_input) -> list:

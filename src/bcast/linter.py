@@ -544,7 +544,7 @@ def _ncnn_fix(plan: Plan, batch) -> str:
     except (_Unsupported, BroadcastError) as e:
         why = e.reason if isinstance(e, BroadcastError) else str(e)
         return f"none that bcast knows: even with equal ranks ncnn cannot ({why})"
-    return f"bcast rewrite MODEL --target ncnn -o OUT.onnx ({_unsqueezes(plan)})"
+    return f"bcast rewrite MODEL --target onnx2ncnn -o OUT.onnx ({_unsqueezes(plan)})"
 
 
 class _PnnxNcnn(_Target):

@@ -23,13 +23,6 @@ from . import lint_pnnx
 from .models import Shapes
 
 
-def _integer(value):
-    if value is None or not np.isfinite(value) or value != int(value):
-        return None
-    n = int(value)
-    return n if n == 1 or 3 <= abs(n) <= 8 else None
-
-
 def rewrite_model(model, names, copy):
     """The pnnx rewrite of ``model`` (changed in place): (model, changes, blocked)."""
     from .linter import sites
@@ -40,7 +33,7 @@ def rewrite_model(model, names, copy):
     for _, node, site in sites(model, shapes):
         node = copy(node)
         rows = lint_pnnx.check(site, ctx) if site is not None and site.plan is not None and node.output else []
-        if rows and site.op.name == "Pow" and (n := _integer(ctx.scalar(site.inputs[1]))) is not None:
+        if rows and site.op.name == "Pow" and (n := lint_pnnx.exact_power(ctx.scalar(site.inputs[1]))) is not None:
             nodes += _power(node, site.inputs[0], n, names, inits)
             dropped.add(site.inputs[1])
             changes.append(f"{site.label}: Pow {site.inputs[0]} ** {n} -> "
