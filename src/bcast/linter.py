@@ -26,15 +26,15 @@ Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
 that bear on it (:mod:`bcast.deviations`).
 
-Targets: ``onnx`` (the spec, and onnxruntime's deviations), ``openvino`` (its
-ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn`` (the
-ops onnx2ncnn/pnnx turn into a BinaryOp, :data:`bcast.ncnn.FROM_ONNX`, under
-the ``ncnn`` rule).  ncnn's layout, as pnnx and onnx2ncnn map ONNX tensors:
-every tensor computed from a graph input (not an initializer) has a batch axis,
-axis 0 of the graph input, moved by Transpose / Unsqueeze / Squeeze and by
-broadcasting; ncnn's blob is the tensor without it.  An operand's dim that
-faces the batch axis is dropped (a constant's 1 there too); two operands with
-batch axes in different places, or a constant that varies along the batch
+Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
+``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
+(the model as pnnx converts it and ncnn runs it: :mod:`bcast.lint_pnnx`), ``onnx2ncnn``
+(the legacy converter: the ops it turns into a raw BinaryOp, :data:`bcast.ncnn.FROM_ONNX`,
+under the ``ncnn`` rule).  onnx2ncnn's layout: every tensor computed from a graph input
+(not an initializer) has a batch axis, axis 0 of the graph input, moved by Transpose /
+Unsqueeze / Squeeze and by broadcasting; ncnn's blob is the tensor without it.  An
+operand's dim that faces the batch axis is dropped (a constant's 1 there too); two
+operands with batch axes in different places, or a constant that varies along the batch
 axis, are ``unsupported``.
 
 >>> from onnx import helper, TensorProto as T
@@ -667,7 +667,7 @@ def lint(model, target: str = "onnx") -> list:
     ----------
     model : str, os.PathLike or onnx.ModelProto
         The model (a path: read whole, external data checked to stay in its folder).
-    target : {"onnx", "ncnn", "openvino"}
+    target : {"onnx", "ncnn", "openvino", "onnx2ncnn"}
         The runtime the model is for (see the module docstring).
 
     Returns
