@@ -276,8 +276,8 @@ def _binary(plan, batch, graph_input) -> list:
         return [("unsupported", "ncnn", f"the inputs' batch axes are {b0} and {b1}: pnnx: \"binaryop broadcast "
                  f"across batch axis {b0} and {b1} is not supported\"", "none that bcast knows", ())]
     # the ncnn batch axis: only axis 0 is kept out of the blob (convert_batch_layout.cpp)
-    nb = [b if b == 0 else None for b in batch]
     shapes = list(plan.inputs)
+    nb = [0 if b == 0 and len(shapes[i]) >= 2 else None for i, b in enumerate(batch)]
     for i, s in enumerate(shapes):  # "assume reshape 5-rank tensor has batch_index 0" (not a graph input: it
         if batch[i] is None and len(s) == 5 and is_one(s[0]) and not graph_input[i]:  # is fed as a 5-D Mat)
             nb[i] = 0
