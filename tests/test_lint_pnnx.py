@@ -40,12 +40,20 @@ def test_one_d_tensors_have_none():
     assert "s" not in _batch(m)
 
 
-def test_broadcast_across_the_batch_axis_only_when_the_batch_is_larger_than_1():
+def test_reduction_over_the_batch_axis_only_when_the_batch_is_larger_than_1():
     for batch, found in ((1, 0), (3, 1)):
         m = model([("Conv", ["x", "k"], ["c"]), ("ReduceMean", ["c"], ["m"], {"axes": [0], "keepdims": 1}),
-                   ("Sub", ["c", "m"], ["y"])], {"x": [batch, 2, 3, 3]}, ["y"], inits={"k": np.ones((2, 2, 1, 1), W)})
+                   ("Sqrt", ["m"], ["r"]), ("Sub", ["c", "r"], ["y"])], {"x": [batch, 2, 3, 3]}, ["y"],
+                  inits={"k": np.ones((2, 2, 1, 1), W)})
         f = lint(m, "ncnn")
-        assert len(f) == found and all("across the batch axis" in x.reason for x in f)
+        assert len(f) == found and all("ReduceMean" in x.reason and "over the batch axis" in x.reason for x in f)
+
+
+def test_batch_1_input_against_the_batch_is_fine():
+    # ncnn's batched Mat broadcasts an operand of batch 1 (a FiLM style vector shared by the batch)
+    m = model([("Conv", ["x", "k"], ["c"]), ("Mul", ["c", "s"], ["y"])], {"x": [2, 2, 3, 3], "s": [1, 2, 1, 1]}, ["y"],
+              inits={"k": np.ones((2, 2, 1, 1), W)})
+    assert _batch(m)["s"] == 0 and lint(m, "ncnn") == []
 
 
 def test_constant_varying_along_the_batch_axis():

@@ -23,11 +23,15 @@ of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
   alignment made explicit; ncnn's same-rank broadcast (``src/layer/binaryop.cpp``)
   is then numpy's.  So a broadcast is computed right unless: both operands
   have a batch axis in different places (pnnx: "binaryop broadcast across batch
-  axis ... is not supported"), the operands' batch dims differ (1 against B: a
-  broadcast across the batch axis, e.g. ``x - x.mean(0)``; pnnx's
-  ``torch_mean.cpp``: "mean along batch axis is not supported yet"), an
-  operand without a batch axis varies along it, or a blob has more than 4 dims
-  ("binaryop tensor0 with rank 5 is not supported yet!"; ncnn's Mat holds 4).
+  axis ... is not supported"), an operand without a batch axis varies along it,
+  or a blob has more than 4 dims ("binaryop tensor0 with rank 5 is not
+  supported yet!"; ncnn's Mat holds 4).
+- **Reductions over the batch axis** (``pass_ncnn/torch_mean.cpp``, ``torch_sum.cpp``,
+  ``torch_max.cpp``, ...: "mean along batch axis is not supported yet"): pnnx drops the
+  batch axis from the reduced axes, so ncnn reduces each batch item alone; with a batch
+  larger than 1 the result is wrong.  It is reported at the broadcasting node that
+  consumes it (``x - x.mean(0, keepdim=True)``: minibatch statistics).  A broadcast of a
+  batch-1 operand against the batch is itself fine: ncnn's batched Mat broadcasts it.
 - **Pow** (``pass_ncnn/expand_expression.cpp``): ``x ** 2`` becomes UnaryOp
   square (exact); any other exponent a BinaryOp POW, which the x86 wheel
   computes with a fast-math ``pow_ps`` that returns garbage (2.4e38) for a base
@@ -182,6 +186,35 @@ def solve_batch(model, shapes) -> dict:
     return batch
 
 
+#: The reductions pnnx maps to an ncnn Reduction (torch_mean.cpp, torch_sum.cpp, torch_max.cpp, ...).
+REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                        "ReduceLogSumExp", "ReduceSumSquare", "ReduceLogSum"})
+
+
+def batch_reductions(model, shapes, batch: dict) -> dict:
+    """The values computed by a reduction over ncnn's batch axis (axis 0) of a batch larger than 1, and the
+    values one-input ops compute from them: name -> (the reduction's label, op, batch size)."""
+    from .models import node_label
+
+    out = {}
+    for i, node in enumerate(model.graph.node):
+        if not node.input or not node.output:
+            continue
+        x = node.input[0]
+        if node.op_type in REDUCTIONS and batch.get(x) == 0:
+            s = shapes.get(x)
+            if s is None or not s or is_one(s[0]):
+                continue
+            axes = _axes(node, shapes, len(s))
+            if axes is None and _attr(node, "noop_with_empty_axes", 0) and len(node.input) < 2:
+                continue
+            if axes is None or 0 in axes:
+                out[node.output[0]] = (node_label(node, i), node.op_type, s[0])
+        elif x in out and len([n for n in node.input if n]) == 1:
+            out.update(dict.fromkeys(filter(None, node.output), out[x]))
+    return out
+
+
 class Context:
     """What the checks of a model's nodes read besides the node: pnnx's batch axes, producers, constants."""
 
@@ -191,6 +224,7 @@ class Context:
         self.producers = {o: n for n in model.graph.node for o in n.output if o}
         consts = {t.name for t in model.graph.initializer}
         self.inputs = frozenset(v.name for v in model.graph.input if v.name not in consts)
+        self.reduced = batch_reductions(model, shapes, self.batch)
 
     def positive(self, name: str) -> bool:
         """Whether a value is > 0 by construction (its producer, or a constant's values)."""
@@ -206,7 +240,8 @@ class Context:
 
     def key(self, site) -> tuple:
         """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
-        return tuple((self.batch.get(n), n in self.inputs, self.positive(n), self.scalar(n)) for n in site.inputs)
+        return tuple((self.batch.get(n), n in self.inputs, self.positive(n), self.scalar(n), self.reduced.get(n))
+                     for n in site.inputs)
 
 
 def check(site, ctx: Context) -> list:
@@ -218,6 +253,13 @@ def check(site, ctx: Context) -> list:
                  f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
                  "compute it from ops ncnn has (e.g. a mask from Sign/Relu/Clip arithmetic), or cut it out of the "
                  "model", ())]
+    reduced = [(n, ctx.reduced[n]) for n in site.inputs if n in ctx.reduced]
+    if reduced:
+        n, (label, op_type, size) = reduced[0]
+        return [("unsupported", "ncnn",
+                 f"{n} comes from {op_type} {label} over the batch axis (size {size}): pnnx drops the batch axis from "
+                 "the reduced axes (\"mean along batch axis is not supported yet\"), so ncnn reduces each batch item "
+                 "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
     if op == "PRelu":
         return _prelu(site, plan)
     if op not in BINARY or len(plan.inputs) != 2:
@@ -281,11 +323,6 @@ def _binary(plan, batch, graph_input) -> list:
     for i, s in enumerate(shapes):  # "assume reshape 5-rank tensor has batch_index 0" (not a graph input: it
         if batch[i] is None and len(s) == 5 and is_one(s[0]) and not graph_input[i]:  # is fed as a 5-D Mat)
             nb[i] = 0
-    if nb[0] == 0 and nb[1] == 0 and shapes[0][0] != shapes[1][0]:
-        return [("unsupported", "ncnn",
-                 f"{names[0]} {_fs(shapes[0])} and {names[1]} {_fs(shapes[1])} broadcast across the batch axis "
-                 "(its size differs): ncnn runs each batch item alone (pnnx: \"mean along batch axis is not "
-                 "supported yet\")", "none that bcast knows: compute the batch statistic outside ncnn", ())]
     blobs = [s[1:] if nb[i] == 0 else tuple(s) for i, s in enumerate(shapes)]
     big = [i for i, s in enumerate(blobs) if len(s) > 4]
     if big:

@@ -367,12 +367,65 @@ def token_scale_conv(b):
     return g, {"x": [b, 2, 3, 3]}, [g.op("Mul", t, g.weight(4))]
 
 
+def se_linear(b):
+    """The SE block as torchvision writes it: pool, flatten, two Linear (Gemm), view (B,C,1,1), Mul."""
+    g = _G(41)
+    f = g.op("Flatten", g.op("GlobalAveragePool", "x"), axis=1)
+    z = g.op("Relu", g.op("Gemm", f, g.weight(2, 4), g.weight(2), transB=1))
+    s = g.op("Sigmoid", g.op("Gemm", z, g.weight(4, 2), g.weight(4), transB=1))
+    return g, {"x": [b, 4, 3, 3]}, [g.op("Mul", "x", g.op("Reshape", s, g.ints(b, 4, 1, 1)))]
+
+
+def instance_norm_hand(b):
+    """x - x.mean((2,3), keepdim=True) after a conv: (B,C,H,W) minus (B,C,1,1)."""
+    g = _G(42)
+    x = g.op("Conv", "x", g.weight(3, 2, 1, 1), g.weight(3))
+    return g, {"x": [b, 2, 4, 4]}, [g.op("Sub", x, g.op("ReduceMean", x, axes=[2, 3], keepdims=1))]
+
+
+def nhwc_bias(b):
+    """A conv's output permuted to NHWC (B,H,W,C) plus a (C,) bias."""
+    g = _G(43)
+    x = g.op("Transpose", g.op("Conv", "x", g.weight(3, 2, 1, 1)), perm=[0, 2, 3, 1])
+    return g, {"x": [b, 2, 4, 5]}, [g.op("Add", x, g.weight(3))]
+
+
+def divide_by_max(b):
+    """x / x.max(): a rank-0 computed scalar (ReduceMax keepdims=0) divides the tensor."""
+    g = _G(44)
+    x = g.op("Sigmoid", "x")
+    return g, {"x": [b, 3, 4]}, [g.op("Div", x, g.op("ReduceMax", x, keepdims=0))]
+
+
+def expand_mask(b):
+    """A (1,1,T) mask expanded to (B,H,T) by Expand, then added."""
+    g = _G(45)
+    mask = g.op("Expand", g.weight(1, 1, 4), g.ints(b, 3, 4))
+    return g, {"x": [b, 3, 4]}, [g.op("Add", "x", mask)]
+
+
+def film(b):
+    """FiLM conditioning: a conv's output times a per-example (B,C) input unsqueezed to (B,C,1,1)."""
+    g = _G(46)
+    x = g.op("Conv", "x", g.weight(3, 2, 1, 1), g.weight(3))
+    gamma = g.op("Unsqueeze", "s", g.ints(2, 3))
+    return g, {"x": [b, 2, 4, 4], "s": [b, 3]}, [g.op("Mul", x, gamma)]
+
+
+def film_shared(b):
+    """A conv's output times a (1,C,1,1) style input shared by the whole batch (an input, not a constant)."""
+    g = _G(47)
+    x = g.op("Conv", "x", g.weight(3, 2, 1, 1), g.weight(3))
+    return g, {"x": [b, 2, 4, 4], "s": [1, 3, 1, 1]}, [g.op("Mul", x, "s")]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
             compare_inputs, nhwc_prelu_11c, nhwc_prelu_c, nchw_prelu, linear_stem, mlp_bias, rank0_compare,
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
-            pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv]
+            pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
+            instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared]
 BATCHES = (1, 2)
 
 
