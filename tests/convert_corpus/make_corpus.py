@@ -419,13 +419,34 @@ def film_shared(b):
     return g, {"x": [b, 2, 4, 4], "s": [1, 3, 1, 1]}, [g.op("Mul", x, "s")]
 
 
+def batch_table(b):
+    """A conv's output plus a (B,C,H,W) constant: a table with one entry per batch item (varies along it)."""
+    g = _G(48)
+    x = g.op("Conv", "x", g.weight(2, 2, 1, 1), g.weight(2))
+    return g, {"x": [b, 2, 3, 3]}, [g.op("Add", x, g.weight(b, 2, 3, 3))]
+
+
+def rank5_conv_table(b):
+    """A 3-D conv's output (B,C,D,H,W) plus a (1,C,D,H,W) constant (rank 5 on both sides)."""
+    g = _G(49)
+    x = g.op("Conv", "x", g.weight(2, 2, 1, 1, 1), g.weight(2))
+    return g, {"x": [b, 2, 2, 3, 3]}, [g.op("Add", x, g.weight(1, 2, 2, 3, 3))]
+
+
+def sqrt_pow(b):
+    """relu(x) ** 0.5 (torch.pow with a fractional exponent) on a base that is often 0."""
+    g = _G(50)
+    return g, {"x": [b, 6]}, [g.op("Pow", g.op("Relu", "x"), g.const(np.float32(0.5)))]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
             compare_inputs, nhwc_prelu_11c, nhwc_prelu_c, nchw_prelu, linear_stem, mlp_bias, rank0_compare,
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
-            instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared]
+            instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
+            rank5_conv_table, sqrt_pow]
 BATCHES = (1, 2)
 
 
