@@ -88,3 +88,32 @@ def test_comparison_has_no_ncnn_layer_rank_0_included():
               inits={"t": np.array(-100, W)})
     (f,) = lint(m, "ncnn")
     assert f.kind == "unsupported" and "torch.gt" in f.reason
+
+
+def _if_model(cond_const: bool, outer_init: bool):
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    shape = [1, 3, 2, 2]
+    w = "w" if outer_init else "wl"
+    then_nodes = [] if outer_init else [h.make_node("Constant", [], ["wl"], value_float=2.0)]
+    then_g = h.make_graph(then_nodes + [h.make_node("Mul", ["x", w], ["t"])], "then", [],
+                          [h.make_tensor_value_info("t", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    nodes = [] if cond_const else [("Cast", ["x0"], ["flag"], {"to": T.BOOL})]
+    inits = {"w": np.ones((3, 1, 1), W)}
+    if cond_const:
+        inits["flag"] = np.array(True)
+    m = model(nodes, {"x": shape, **({} if cond_const else {"x0": []})}, [], inits=inits)
+    m.graph.node.append(h.make_node("If", ["flag"], ["y"], then_branch=then_g, else_branch=else_g))
+    m.graph.output.append(h.make_tensor_value_info("y", T.FLOAT, shape))
+    return m
+
+
+def test_if_that_pnnx_cannot_inline_is_a_finding():
+    assert lint(_if_model(True, False), "ncnn") == []
+    (f,) = lint(_if_model(True, True), "ncnn")
+    assert f.op_type == "If" and f.kind == "unsupported" and "initializers (w)" in f.reason
+    (f,) = lint(_if_model(False, False), "ncnn")
+    assert "condition is computed" in f.reason
+    assert lint(_if_model(False, False), "onnx") == []

@@ -244,6 +244,55 @@ class Context:
                      for n in site.inputs)
 
 
+def _outer_names(graph) -> set:
+    """The names a subgraph (and the subgraphs in it) reads from the scopes around it."""
+    import onnx
+
+    made = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    used = set()
+    for node in graph.node:
+        used.update(n for n in node.input if n)
+        for a in node.attribute:
+            subs = [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)
+            for sub in subs:
+                used |= _outer_names(sub)
+        made.update(node.output)
+    return used - made
+
+
+def unconvertible(model, shapes) -> list:
+    """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
+
+    An If: ``pass_onnx/inline_if_graph.cpp`` inlines the branch of a constant condition (an
+    initializer; a Constant node is folded into one first), and pnnx 20261020 crashes (signal
+    11, no model written) on any other If, and on one whose branches read an initializer of
+    the main graph (its shape inference, run before the inlining, sees those names undefined)."""
+    import onnx
+
+    consts = {t.name for t in model.graph.initializer}
+    consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
+    out = []
+    for i, node in enumerate(model.graph.node):
+        if node.op_type != "If" or not node.input:
+            continue
+        outer = set()
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                outer |= _outer_names(a.g)
+        read = sorted(outer & {t.name for t in model.graph.initializer})
+        if node.input[0] not in consts:
+            why = "its condition is computed, and pnnx inlines an If only on a constant condition"
+        elif read:
+            why = f"its branches read the main graph's initializers ({', '.join(read[:3])})"
+        else:
+            continue
+        out.append((i, node, f"pnnx cannot convert this If: {why} (pass_onnx/inline_if_graph.cpp); pnnx 20261020 "
+                    "crashes and writes no model",
+                    "export each branch as its own model, or make the condition a constant and give the branches "
+                    "their own Constant nodes"))
+    return out
+
+
 def check(site, ctx: Context) -> list:
     """The rows (kind, rule, reason, fix, notes) of one broadcasting node under pnnx -> ncnn."""
     op = site.op.name

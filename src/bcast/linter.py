@@ -312,6 +312,10 @@ class _Target:
     def check(self, site: Site) -> list:
         return []
 
+    def finish(self, model) -> list:
+        """Findings of nodes that are not broadcasting sites (after the walk)."""
+        return []
+
     def notes(self, result, op=None, op_attrs=None) -> tuple:
         prefixes = _RUNTIMES[self.name]
         return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
@@ -562,6 +566,12 @@ class _PnnxNcnn(_Target):
     def check(self, site: Site) -> list:
         return lint_pnnx.check(site, self.ctx)
 
+    def finish(self, model) -> list:
+        return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
+                        tuple(self.shapes.get(n) if n else None for n in node.input),
+                        node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
+                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes)]
+
 
 _TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO, "onnx2ncnn": _Ncnn}
 assert tuple(_TARGETS) == TARGETS
@@ -657,6 +667,7 @@ def lint_report(model, target: str = "onnx") -> Report:
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
+    report.findings += checker.finish(proto)
     return report
 
 

@@ -439,6 +439,48 @@ def sqrt_pow(b):
     return g, {"x": [b, 6]}, [g.op("Pow", g.op("Relu", "x"), g.const(np.float32(0.5)))]
 
 
+def _if(g, cond, b):
+    """If(cond) then x * w (C,1,1) else x + 1, on x (B,3,4,4)."""
+    shape = [b, 3, 4, 4]
+    w, one = g.weight(3, 1, 1), g.const(np.float32(1.0))
+    then_g = h.make_graph([h.make_node("Mul", ["x", w], ["t"])], "then", [],
+                          [h.make_tensor_value_info("t", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Add", ["x", one], ["e"])], "else", [],
+                          [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    out = g.name("if_")
+    g.nodes.append(h.make_node("If", [cond], [out], name="if_n", then_branch=then_g, else_branch=else_g))
+    return out
+
+
+def if_branch(b):
+    """An If on a condition computed from the input (Cast of a ReduceMax to bool): a data-dependent branch."""
+    g = _G(51)
+    cond = g.op("Cast", g.op("ReduceMax", g.op("Relu", "x"), keepdims=0), to=T.BOOL)
+    return g, {"x": [b, 3, 4, 4]}, [_if(g, cond, b)]
+
+
+def if_constant(b):
+    """An If on a constant condition (an export-time flag): pnnx inlines the branch."""
+    g = _G(52)
+    cond = g.name("flag")
+    g.inits.append(nh.from_array(np.array(True), cond))
+    return g, {"x": [b, 3, 4, 4]}, [_if(g, cond, b)]
+
+
+def if_inlined(b):
+    """An If on a constant flag whose branches hold their own Constant nodes: pnnx inlines the then-branch."""
+    g = _G(53)
+    shape = [b, 3, 4, 4]
+    w = nh.from_array(g.rng.standard_normal((3, 1, 1)).astype(np.float32), "wv")
+    then_g = h.make_graph([h.make_node("Constant", [], ["w"], value=w), h.make_node("Mul", ["x", "w"], ["t"])],
+                          "then", [], [h.make_tensor_value_info("t", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    cond = g.name("flag")
+    g.inits.append(nh.from_array(np.array(True), cond))
+    g.nodes.append(h.make_node("If", [cond], ["y"], name="if_n", then_branch=then_g, else_branch=else_g))
+    return g, {"x": shape}, ["y"]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -446,7 +488,7 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
-            rank5_conv_table, sqrt_pow]
+            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined]
 BATCHES = (1, 2)
 
 
