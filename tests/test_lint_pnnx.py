@@ -117,3 +117,12 @@ def test_if_that_pnnx_cannot_inline_is_a_finding():
     (f,) = lint(_if_model(False, False), "ncnn")
     assert "condition is computed" in f.reason
     assert lint(_if_model(False, False), "onnx") == []
+
+
+def test_loop_is_a_finding():
+    import os
+
+    import convert_harness as H
+
+    (f,) = lint(os.path.join(H.CORPUS, "loop_refine_b1.onnx"), "ncnn")
+    assert f.op_type == "Loop" and f.kind == "unsupported" and "Loop layer" in f.reason

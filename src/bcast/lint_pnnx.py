@@ -263,6 +263,8 @@ def _outer_names(graph) -> set:
 def unconvertible(model, shapes) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
+    A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
+
     An If: ``pass_onnx/inline_if_graph.cpp`` inlines the branch of a constant condition (an
     initializer; a Constant node is folded into one first), and pnnx 20261020 crashes (signal
     11, no model written) on any other If, and on one whose branches read an initializer of
@@ -273,6 +275,11 @@ def unconvertible(model, shapes) -> list:
     consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
     out = []
     for i, node in enumerate(model.graph.node):
+        if node.op_type == "Loop":
+            out.append((i, node, "pnnx writes this Loop as a Loop layer (and its trip count and condition as "
+                        "pnnx.Expression layers) that ncnn does not have: loading the model fails",
+                        "unroll the loop (a constant trip count) before converting, or run it outside ncnn"))
+            continue
         if node.op_type != "If" or not node.input:
             continue
         outer = set()

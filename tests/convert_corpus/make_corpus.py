@@ -64,7 +64,8 @@ class _G:
 
 def _model(g: _G, inputs: dict, outputs: list) -> onnx.ModelProto:
     ins = [h.make_tensor_value_info(n, T.FLOAT, s) for n, s in inputs.items()]
-    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in outputs]
+    outs = [h.make_tensor_value_info(*o) if isinstance(o, tuple) else h.make_tensor_value_info(o, T.FLOAT, None)
+            for o in outputs]
     m = h.make_model(h.make_graph(g.nodes, "corpus", ins, outs, g.inits),
                      opset_imports=[h.make_opsetid("", OPSET)], producer_name="bcast-corpus")
     m.ir_version = IR_VERSION
@@ -481,6 +482,23 @@ def if_inlined(b):
     return g, {"x": shape}, ["y"]
 
 
+def loop_refine(b):
+    """A Loop of 3 steps that halves its state (an iterative refinement), the step a Constant of the body."""
+    g = _G(54)
+    shape = [b, 3, 2, 2]
+    body = h.make_graph([h.make_node("Constant", [], ["half"], value_float=0.5),
+                         h.make_node("Mul", ["acc_in", "half"], ["acc_out"]),
+                         h.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+                        [h.make_tensor_value_info("i", T.INT64, []), h.make_tensor_value_info("cond_in", T.BOOL, []),
+                         h.make_tensor_value_info("acc_in", T.FLOAT, shape)],
+                        [h.make_tensor_value_info("cond_out", T.BOOL, []),
+                         h.make_tensor_value_info("acc_out", T.FLOAT, shape)])
+    trips, cond = g.const(np.int64(3)), g.name("go")
+    g.inits.append(nh.from_array(np.array(True), cond))
+    g.nodes.append(h.make_node("Loop", [trips, cond, "x"], ["y"], name="loop_n", body=body))
+    return g, {"x": shape}, [("y", T.FLOAT, shape)]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -488,7 +506,7 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
-            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined]
+            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine]
 BATCHES = (1, 2)
 
 
