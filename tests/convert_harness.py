@@ -117,7 +117,8 @@ def compare(got: list, want: list) -> Outcome:
 
 
 _INPUT = re.compile(r'ex\.input\("(in\d+)", ncnn\.Mat\((\w+)\.numpy\(\)(?:, batch_index=(\d+))?\)')
-_OUTPUT = re.compile(r'_, (out\d+) = ex\.extract\("(out\d+)"\)\s*\n\s*out\.append\(torch\.from_numpy\(\w+\.numpy\((?:batch_index=(\d+))?\)')
+_OUTPUT = re.compile(r'_, (out\d+) = ex\.extract\("(out\d+)"\)\s*\n\s*'
+                     r'out\.append\(torch\.from_numpy\(\w+\.numpy\((?:batch_index=(\d+))?\)')
 
 
 def convert_pnnx(model_path: str, workdir: str, timeout: float = 120) -> tuple:

@@ -99,7 +99,8 @@ def _if_model(cond_const: bool, outer_init: bool):
     then_nodes = [] if outer_init else [h.make_node("Constant", [], ["wl"], value_float=2.0)]
     then_g = h.make_graph(then_nodes + [h.make_node("Mul", ["x", w], ["t"])], "then", [],
                           [h.make_tensor_value_info("t", T.FLOAT, shape)])
-    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [],
+                          [h.make_tensor_value_info("e", T.FLOAT, shape)])
     nodes = [] if cond_const else [("Cast", ["x0"], ["flag"], {"to": T.BOOL})]
     inits = {"w": np.ones((3, 1, 1), W)}
     if cond_const:

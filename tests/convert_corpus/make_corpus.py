@@ -475,7 +475,8 @@ def if_inlined(b):
     w = nh.from_array(g.rng.standard_normal((3, 1, 1)).astype(np.float32), "wv")
     then_g = h.make_graph([h.make_node("Constant", [], ["w"], value=w), h.make_node("Mul", ["x", "w"], ["t"])],
                           "then", [], [h.make_tensor_value_info("t", T.FLOAT, shape)])
-    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [],
+                          [h.make_tensor_value_info("e", T.FLOAT, shape)])
     cond = g.name("flag")
     g.inits.append(nh.from_array(np.array(True), cond))
     g.nodes.append(h.make_node("If", [cond], ["y"], name="if_n", then_branch=then_g, else_branch=else_g))
