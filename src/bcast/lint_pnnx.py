@@ -137,48 +137,75 @@ def _backward(node, b, shapes):
     return b
 
 
-def solve_batch(model, shapes) -> dict:
+#: The ops that move the batch axis (solve_batch_index.cpp's permute/transpose/squeeze/unsqueeze/reshape/flatten);
+#: every other op keeps it where it is, on every input and output.
+_MOVERS = frozenset({"Transpose", "Unsqueeze", "Squeeze", "Reshape", "Flatten"})
+
+
+def _rows(model) -> list:
+    """``(node, op_type, inputs, outputs)`` of every node of the main graph (protobuf read once)."""
+    return [(n, n.op_type, tuple(n.input), tuple(n.output)) for n in model.graph.node]
+
+
+def solve_batch(model, shapes, nodes=None) -> dict:
     """pnnx's batch axis of every value of the main graph: name -> axis (absent: none)."""
     graph = model.graph
+    nodes = _rows(model) if nodes is None else nodes
+    if not any(t in BATCHED_OPS for _, t, _, _ in nodes):
+        return {}  # no layer pnnx knows to be batched: no batch axis anywhere (233)
     varying = {v.name for v in graph.input} - {t.name for t in graph.initializer}
     producers, consumers = {}, {}
-    for node in graph.node:  # graph order: a value varies if it is computed from a graph input
-        if varying.intersection(node.input):
-            varying.update(o for o in node.output if o)
-        for o in node.output:
-            producers[o] = node
-        for i in node.input:
-            consumers.setdefault(i, []).append(node)
+    for row in nodes:  # graph order: a value varies if it is computed from a graph input
+        _, _, ins, outs = row
+        if not varying.isdisjoint(ins):
+            varying.update(o for o in outs if o)
+        for o in outs:
+            producers[o] = row
+        for i in ins:
+            consumers.setdefault(i, []).append(row)
     batch = {}
     todo = []
-    for node in graph.node:
-        if node.op_type in BATCHED_OPS and node.input and node.output:
-            for name in (node.input[0], node.output[0]):
+    for _, t, ins, outs in nodes:
+        if t in BATCHED_OPS and ins and outs:
+            for name in (ins[0], outs[0]):
                 if name in varying and name not in batch:
                     batch[name] = 0
                     todo.append(name)
     while todo:
         name = todo.pop()
         b = batch[name]
-        for node in consumers.get(name, ()):
-            if node.op_type in BATCHED_OPS or (node.op_type == "Reshape" and node.input[0] != name):
+        for node, t, ins, outs in consumers.get(name, ()):
+            if t in BATCHED_OPS:
                 continue
-            where = _forward(node, b, shapes) if node.input[0] == name else b
-            for o in node.output:
-                if o and where is not NONE and o not in batch and o in varying:
+            if t in _MOVERS:
+                if ins[0] != name:
+                    continue
+                where = _forward(node, b, shapes)
+                if where is NONE:
+                    continue
+            else:
+                where = b
+            for o in outs:
+                if o and o not in batch and o in varying:
                     batch[o] = where
                     todo.append(o)
-        node = producers.get(name)
-        if node is not None and node.op_type not in BATCHED_OPS and node.input:
+        row = producers.get(name)
+        if row is None or row[1] in BATCHED_OPS or not row[2]:
+            continue
+        node, t, ins, _ = row
+        if t in _MOVERS:
             where = _backward(node, b, shapes)
-            ins = node.input[:1] if node.op_type in ("Transpose", "Unsqueeze", "Squeeze", "Reshape", "Flatten") \
-                else node.input
-            for i in ins:
-                if i and where is not NONE and i not in batch and i in varying:
-                    s = shapes.get(i)
-                    if s is not None and where < len(s):
-                        batch[i] = where
-                        todo.append(i)
+            ins = ins[:1]
+            if where is NONE:
+                continue
+        else:
+            where = b
+        for i in ins:
+            if i and i not in batch and i in varying:
+                s = shapes.get(i)
+                if s is not None and where < len(s):
+                    batch[i] = where
+                    todo.append(i)
     for name in list(batch):
         s = shapes.get(name)
         if s is not None and len(s) <= 1:
@@ -191,17 +218,19 @@ REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Re
                         "ReduceLogSumExp", "ReduceSumSquare", "ReduceLogSum"})
 
 
-def batch_reductions(model, shapes, batch: dict) -> dict:
+def batch_reductions(model, shapes, batch: dict, nodes=None) -> dict:
     """The values computed by a reduction over ncnn's batch axis (axis 0) of a batch larger than 1, and the
     values one-input ops compute from them: name -> (the reduction's label, op, batch size)."""
     from .models import node_label
 
     out = {}
-    for i, node in enumerate(model.graph.node):
-        if not node.input or not node.output:
+    if not batch:
+        return out
+    for i, (node, t, ins, outs) in enumerate(_rows(model) if nodes is None else nodes):
+        if not ins or not outs:
             continue
-        x = node.input[0]
-        if node.op_type in REDUCTIONS and batch.get(x) == 0:
+        x = ins[0]
+        if t in REDUCTIONS and batch.get(x) == 0:
             s = shapes.get(x)
             if s is None or not s or is_one(s[0]):
                 continue
@@ -209,9 +238,9 @@ def batch_reductions(model, shapes, batch: dict) -> dict:
             if axes is None and _attr(node, "noop_with_empty_axes", 0) and len(node.input) < 2:
                 continue
             if axes is None or 0 in axes:
-                out[node.output[0]] = (node_label(node, i), node.op_type, s[0])
-        elif x in out and len([n for n in node.input if n]) == 1:
-            out.update(dict.fromkeys(filter(None, node.output), out[x]))
+                out[outs[0]] = (node_label(node, i), t, s[0])
+        elif x in out and len([n for n in ins if n]) == 1:
+            out.update(dict.fromkeys(filter(None, outs), out[x]))
     return out
 
 
@@ -219,29 +248,76 @@ class Context:
     """What the checks of a model's nodes read besides the node: pnnx's batch axes, producers, constants."""
 
     def __init__(self, model, shapes) -> None:
-        self.shapes = shapes
-        self.batch = solve_batch(model, shapes)
-        self.producers = {o: n for n in model.graph.node for o in n.output if o}
-        consts = {t.name for t in model.graph.initializer}
-        self.inputs = frozenset(v.name for v in model.graph.input if v.name not in consts)
-        self.reduced = batch_reductions(model, shapes, self.batch)
+        self.model, self.shapes = model, shapes
+        self._rows = self._batch = self._reduced = self._producers = None
+        self.op_types, consts = set(), set(shapes.initializers)
+        add = self.op_types.add
+        for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
+            add(n.op_type)
+            if all(i in consts for i in n.input):  # pnnx folds what is computed from constants alone
+                consts.update(n.output)
+        self.consts = consts
+        self.inputs = frozenset(v.name for v in model.graph.input if v.name not in self.consts)
+
+    @property
+    def rows(self) -> list:
+        if self._rows is None:
+            self._rows = _rows(self.model)
+        return self._rows
+
+    @property
+    def batch(self) -> dict:
+        if self._batch is None:
+            self._batch = solve_batch(self.model, self.shapes, self.rows)
+        return self._batch
+
+    @property
+    def reduced(self) -> dict:
+        if self._reduced is None:
+            self._reduced = batch_reductions(self.model, self.shapes, self.batch, self.rows) \
+                if not self.op_types.isdisjoint(REDUCTIONS) else {}
+        return self._reduced
+
+    def binary_batch(self, site) -> tuple:
+        """The batch axes of a binary site's inputs, or a stand-in with the same verdict: with one input a
+        constant (no batch axis) and the other's axis 0 or none giving one verdict, the graph need not be
+        solved (a folded BatchNorm's Mul and Add, most constants of a CNN)."""
+        names = site.inputs
+        if self._batch is None and len(names) == 2:
+            consts = [n in self.consts for n in names]
+            if sum(consts) == 1:
+                gi = [n in self.inputs for n in names]
+                options = [tuple(None if c else b for c in consts) for b in (None, 0)]
+                if len({tuple(_binary(site.plan, o, gi)) for o in options}) == 1:
+                    return options[0]
+        return tuple(self.batch.get(n) for n in names)
 
     def positive(self, name: str) -> bool:
         """Whether a value is > 0 by construction (its producer, or a constant's values)."""
         values = self.shapes.constant(name)
         if values is not None:
             return bool(values.size) and bool((values > 0).all())
-        node = self.producers.get(name)
-        return node is not None and node.op_type in _POSITIVE
+        if self._producers is None:
+            self._producers = {o: t for _, t, _, outs in self.rows for o in outs if o}
+        return self._producers.get(name) in _POSITIVE
 
     def scalar(self, name: str):
+        t = self.shapes.initializers.get(name)
+        if t is None or len(t.dims) > 1 or (t.dims and t.dims[0] != 1):
+            return None
         values = self.shapes.constant(name)
         return float(values.ravel()[0]) if values is not None and values.size == 1 else None
 
     def key(self, site) -> tuple:
         """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
-        return tuple((self.batch.get(n), n in self.inputs, self.positive(n), self.scalar(n), self.reduced.get(n))
-                     for n in site.inputs)
+        op = site.op.name
+        if op in NO_NCNN_LAYER:
+            return ()
+        pow_ = op == "Pow"
+        binary = op in BINARY and site.plan is not None and len(site.plan.inputs) == 2
+        return (self.binary_batch(site) if binary else None,
+                tuple((n in self.inputs, self.reduced.get(n), pow_ and self.positive(n), self.scalar(n) if pow_
+                       else None) for n in site.inputs))
 
 
 def _outer_names(graph) -> set:
@@ -260,7 +336,7 @@ def _outer_names(graph) -> set:
     return used - made
 
 
-def unconvertible(model, shapes) -> list:
+def unconvertible(model, shapes, ctx=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
     A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
@@ -271,8 +347,10 @@ def unconvertible(model, shapes) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    if not ({"If", "Loop"} & (ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node})):
+        return []
     consts = {t.name for t in model.graph.initializer}
-    consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
+    consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}  # rare: If/Loop only
     out = []
     for i, node in enumerate(model.graph.node):
         if node.op_type == "Loop":
@@ -320,7 +398,7 @@ def check(site, ctx: Context) -> list:
         return _prelu(site, plan)
     if op not in BINARY or len(plan.inputs) != 2:
         return []
-    rows = _binary(plan, [ctx.batch.get(n) for n in site.inputs], [n in ctx.inputs for n in site.inputs])
+    rows = _binary(plan, ctx.binary_batch(site), [n in ctx.inputs for n in site.inputs])
     if rows:
         return rows
     if op == "Pow":
@@ -368,6 +446,7 @@ def _pow(site, ctx: Context) -> list:
 
 
 def _binary(plan, batch, graph_input) -> list:
+    batch = list(batch)
     names = plan.names
     b0, b1 = batch
     if b0 is not None and b1 is not None and b0 != b1:

@@ -570,7 +570,7 @@ class _PnnxNcnn(_Target):
         return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
                         tuple(self.shapes.get(n) if n else None for n in node.input),
                         node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
-                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes)]
+                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx)]
 
 
 _TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO, "onnx2ncnn": _Ncnn}
