@@ -280,14 +280,14 @@ class Context:
 
     def binary_batch(self, site) -> tuple:
         """The batch axes of a binary site's inputs, or a stand-in with the same verdict: with one input a
-        constant (no batch axis) and the other's axis 0 or none giving one verdict, the graph need not be
-        solved (a folded BatchNorm's Mul and Add, most constants of a CNN)."""
+        constant (no batch axis) and the same verdict whether the other's batch axis is 0, another axis or
+        none, the graph need not be solved (a folded BatchNorm's Mul and Add, most constants of a CNN)."""
         names = site.inputs
         if self._batch is None and len(names) == 2:
             consts = [n in self.consts for n in names]
             if sum(consts) == 1:
                 gi = [n in self.inputs for n in names]
-                options = [tuple(None if c else b for c in consts) for b in (None, 0)]
+                options = [tuple(None if c else b for c in consts) for b in (None, 0, 1)]  # 1: any axis but 0
                 if len({tuple(_binary(site.plan, o, gi)) for o in options}) == 1:
                     return options[0]
         return tuple(self.batch.get(n) for n in names)
