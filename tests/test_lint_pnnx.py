@@ -127,3 +127,24 @@ def test_loop_is_a_finding():
 
     (f,) = lint(os.path.join(H.CORPUS, "loop_refine_b1.onnx"), "ncnn")
     assert f.op_type == "Loop" and f.kind == "unsupported" and "Loop layer" in f.reason
+
+
+def test_lazy_batch_solve_gives_the_full_solves_verdicts(monkeypatch):
+    """Context.binary_batch skips the graph solve where the verdict cannot depend on it: same findings as
+    with the solve forced, on the corpus and the light model zoo."""
+    import glob
+    import os
+
+    import convert_harness as H
+    import onnx_models as OM
+
+    from bcast import lint_pnnx
+
+    paths = H.corpus() + sorted(glob.glob(os.path.join(OM.LIGHT, "light_*.onnx")))
+    lazy = [[f.to_dict() for f in lint(p, "ncnn")] for p in paths]
+    from bcast import linter
+
+    monkeypatch.setattr(lint_pnnx.Context, "binary_batch",
+                        lambda self, site: tuple(self.batch.get(n) for n in site.inputs))
+    monkeypatch.setattr(linter, "_CHECKS", linter.PlanCache())
+    assert [[f.to_dict() for f in lint(p, "ncnn")] for p in paths] == lazy
