@@ -108,7 +108,7 @@ def check_model_file(path: str, out_dir: str) -> None:
             _one_line(e)
             report = None
         left = set(os.listdir(out_dir))
-        assert left <= {"out_onnx.onnx", "out_ncnn.onnx"}, left  # never a temp file
+        assert left <= {f"out_{t}.onnx" for t in REWRITE_TARGETS}, left  # never a temp file
         if report is not None and report.out:
             with only_documented():
                 bcast.lint(report.out, "onnx")  # what rewrite wrote is a whole model

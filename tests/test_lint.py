@@ -77,33 +77,33 @@ def test_expand_reads_its_constant_shape_input():
 def test_ncnn_unsupported_pair_and_the_rewrite_that_fixes_it():
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4]}, ["c"], inits={"w": np.ones((3, 4), W)})
     assert lint(m) == [] and lint(m, "openvino") == []
-    f = only(m, "ncnn")
+    f = only(m, "onnx2ncnn")
     assert f.kind == "unsupported" and f.rule == "ncnn"
     assert "blobs A (2,3,4) and B (3,4)" in f.reason  # the batch axis is not an ncnn axis
     assert [d.deviation.id for d in f.deviations] == ["ncnn-garbage"]
-    assert "--target ncnn" in f.fix and "Unsqueeze B to (1,1,3,4)" in f.fix
+    assert "--target onnx2ncnn" in f.fix and "Unsqueeze B to (1,1,3,4)" in f.fix
 
 
 def test_ncnn_differs_where_a_1d_operand_matches_the_first_axis():
     m = model([("Mul", ["x", "w"], ["c"])], {"x": [1, 2, 2]}, ["c"], inits={"w": np.ones(2, W)})
-    f = only(m, "ncnn")
+    f = only(m, "onnx2ncnn")
     assert f.kind == "differs" and "aligns B as (2,1), not (1,2)" in f.reason
 
 
 def test_ncnn_one_d_on_the_last_axis_is_fine():
     m = model([("Mul", ["x", "w"], ["c"])], {"x": [1, 4, 3, 2]}, ["c"], inits={"w": np.ones(2, W)})
-    assert lint(m, "ncnn") == []
+    assert lint(m, "onnx2ncnn") == []
 
 
 def test_ncnn_rank_limit_has_no_rewrite():
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4, 5, 6]}, ["c"], inits={"w": np.ones(6, W)})
-    f = only(m, "ncnn")
+    f = only(m, "onnx2ncnn")
     assert f.kind == "unsupported" and "rank 5" in f.reason and f.fix.startswith("none that bcast knows")
 
 
 def test_ncnn_constant_varying_along_the_batch_axis():
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 3]}, ["c"], inits={"w": np.ones((2, 3), W)})
-    f = only(m, "ncnn")
+    f = only(m, "onnx2ncnn")
     assert f.kind == "unsupported" and "varies along it" in f.reason
 
 
@@ -111,12 +111,12 @@ def test_ncnn_batch_axis_follows_transpose():
     # x (1,3,4) -> Transpose perm (1,2,0): (3,4,1), batch on axis 2; w (3,4,5) faces it with 5
     m = model([("Transpose", ["x"], ["t"], {"perm": [1, 2, 0]}), ("Add", ["t", "w"], ["c"])],
               {"x": [1, 3, 4]}, ["c"], inits={"w": np.ones((3, 4, 5), W)})
-    assert "varies along it (axis 2, 5)" in only(m, "ncnn").reason
+    assert "varies along it (axis 2, 5)" in only(m, "onnx2ncnn").reason
 
 
 def test_openvino_prelu_per_channel_heuristic():
     m = model([("PRelu", ["x", "s"], ["y"])], {"x": [1, 3, 2, 3]}, ["y"], inits={"s": np.ones(3, W)})
-    assert lint(m) == [] and lint(m, "ncnn") == []
+    assert lint(m) == [] and lint(m, "onnx2ncnn") == []
     f = only(m, "openvino")
     assert f.kind == "differs" and f.rule == "openvino-prelu"
     assert "(1,3,1,1), the spec's (1,1,1,3)" in f.reason and "Unsqueeze slope to (1,1,1,3)" in f.fix
@@ -159,7 +159,7 @@ def test_every_target_and_kind_is_documented():
 
     for k in KINDS:
         assert k in L.__doc__
-    assert TARGETS == ("onnx", "ncnn", "openvino")
+    assert TARGETS == ("onnx", "ncnn", "openvino", "onnx2ncnn")
 
 
 def test_finding_to_dict_is_json_ready():
@@ -280,9 +280,11 @@ def _cli(*argv):
 def test_cli_lint_exit_status_and_blocks():
     path = os.path.join(EXAMPLES, "scale_prelu.onnx")
     assert _cli("lint", path)[0] == 0
-    code, text = _cli("lint", path, "--target", "ncnn")
+    code, text = _cli("lint", path, "--target", "onnx2ncnn")
     assert code == 1 and "checked 2 broadcasting nodes of 2: 1 finding" in text
-    assert "\nscale: Mul-17(x (1,5,4,5), w (4,5)) -> scaled (1,5,4,5)\n  unsupported (ncnn, ncnn): " in text
+    assert "\nscale: Mul-17(x (1,5,4,5), w (4,5)) -> scaled (1,5,4,5)\n  unsupported (onnx2ncnn, ncnn): " in text
+    code, text = _cli("lint", path, "--target", "ncnn")  # pnnx inserts the reshape for Mul; PRelu's slope is not
+    assert code == 1 and "\nact: PRelu-17(scaled (1,5,4,5), slope (5,)) -> y (1,5,4,5)\n  differs (ncnn, ncnn): " in text
 
 
 def test_cli_lint_json():

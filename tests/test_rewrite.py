@@ -35,10 +35,10 @@ def _ranks_equal(m):
 @pytest.mark.parametrize("name", FAST)
 def test_light_model_ncnn_rewrite_computes_the_same(name):
     m, feeds = randomized(light(name))
-    assert lint(m) == [] and lint(m, "ncnn") == []
-    r = rewrite(m, "ncnn")
+    assert lint(m) == [] and lint(m, "onnx2ncnn") == []
+    r = rewrite(m, "onnx2ncnn")
     onnx.checker.check_model(r.model)
-    assert r.findings == [] and lint(r.model, "ncnn") == []
+    assert r.findings == [] and lint(r.model, "onnx2ncnn") == []
     assert _ranks_equal(r.model)
     assert [v.name for v in r.model.graph.input] == [v.name for v in m.graph.input]
     assert [v.name for v in r.model.graph.output] == [v.name for v in m.graph.output]
@@ -143,8 +143,8 @@ def test_ncnn_rewrite_unsqueezes_with_the_opsets_form_and_runs(opset):
     v = np.array([10, 20], np.float32)
     m = model([("Add", ["x", "w"], ["c"]), ("Mul", ["c", "v"], ["d"]), ("Sub", ["d", "w"], ["y"])],
               {"x": [1, 2, 3, 4]}, ["c", "d", "y"], opset=opset, inits={"w": w, "v": np.ones(4, np.float32)})
-    assert [f.kind for f in lint(m, "ncnn")] == ["unsupported", "unsupported"]
-    r = rewrite(m, "ncnn")
+    assert [f.kind for f in lint(m, "onnx2ncnn")] == ["unsupported", "unsupported"]
+    r = rewrite(m, "onnx2ncnn")
     onnx.checker.check_model(r.model)
     assert r.findings == [] and _ranks_equal(r.model)
     unsq = [n for n in r.model.graph.node if n.op_type == "Unsqueeze"]
@@ -159,7 +159,7 @@ def test_ncnn_rewrite_unsqueezes_with_the_opsets_form_and_runs(opset):
 
 def test_ncnn_rewrite_leaves_what_ncnn_cannot_compute_as_findings():
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4, 5, 6]}, ["c"], inits={"w": np.ones(6, np.float32)})
-    r = rewrite(m, "ncnn")
+    r = rewrite(m, "onnx2ncnn")
     assert len(r.changes) == 1 and [f.kind for f in r.findings] == ["unsupported"]
     assert "rank 5" in r.findings[0].reason
 
@@ -167,10 +167,10 @@ def test_ncnn_rewrite_leaves_what_ncnn_cannot_compute_as_findings():
 def test_ncnn_rewrite_of_a_legacy_node_drops_its_axis():
     m = model([("Add", ["a", "w"], ["c"], {"broadcast": 1, "axis": 1})], {"a": [1, 3, 4, 5]}, ["c"], opset=6,
               inits={"w": np.ones((3, 4), np.float32)})
-    r = rewrite(m, "ncnn")
+    r = rewrite(m, "onnx2ncnn")
     node = next(n for n in r.model.graph.node if n.op_type == "Add")
     assert [a.name for a in node.attribute] == ["broadcast"]
-    assert lint(r.model, "ncnn") == [] and [f.kind for f in lint(r.model)] == ["legacy"]
+    assert lint(r.model, "onnx2ncnn") == [] and [f.kind for f in lint(r.model)] == ["legacy"]
 
 
 # --------------------------------------------------------------------------- files
@@ -203,7 +203,7 @@ def test_rewrite_refuses_the_input_and_existing_files(saved, tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         rewrite(str(saved), "ncnn", str(tmp_path / "no" / "x.onnx"))
     with pytest.raises(InputError, match="unknown rewrite target"):
-        rewrite(str(saved), "openvino", str(tmp_path / "x.onnx"))
+        rewrite(str(saved), "tflite", str(tmp_path / "x.onnx"))
 
 
 def test_bad_input_writes_nothing(tmp_path):

@@ -89,7 +89,8 @@ exit status: 0 a recipe, 1 not broadcastable under the rule or no recipe on the 
 EPILOG_LINT = """\
 examples:
   bcast lint model.onnx                            the spec, and onnxruntime's deviations
-  bcast lint model.onnx --target ncnn              what ncnn computes wrong or cannot compute
+  bcast lint model.onnx --target ncnn              what pnnx -> ncnn computes wrong or cannot convert
+  bcast lint model.onnx --target onnx2ncnn         the same for the legacy onnx2ncnn (raw BinaryOp)
   bcast lint model.onnx --target openvino --json
 
 exit status: 0 no findings, 1 findings, 2 bad input (not a whole ONNX model, external data outside its folder)
@@ -98,7 +99,8 @@ exit status: 0 no findings, 1 findings, 2 bad input (not a whole ONNX model, ext
 EPILOG_REWRITE = """\
 examples:
   bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
-  bcast rewrite model.onnx --target ncnn -o ncnn.onnx  equal ranks for every BinaryOp
+  bcast rewrite model.onnx --target ncnn -o ncnn.onnx  what pnnx converts wrong, in ops it converts right
+  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx  equal ranks for every BinaryOp
 
 exit status: 0 written, nothing left; 1 findings left (written, or not when a legacy node has no upgrade);
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
@@ -106,8 +108,8 @@ exit status: 0 written, nothing left; 1 findings left (written, or not when a le
 
 #: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
-LINT_TARGETS = ("onnx", "ncnn", "openvino")
-REWRITE_TARGETS = ("onnx", "ncnn")
+LINT_TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
+REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 
 EPILOG_CONFORMANCE = """\
 examples:
@@ -248,16 +250,22 @@ def build_parser() -> argparse.ArgumentParser:
                        "the target. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
-    p.add_argument("--target", default="onnx", choices=LINT_TARGETS, help="the runtime (default onnx)")
+    p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
+                   help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
+                   "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
-                       "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks. Needs the onnx package.",
+                       "to opset 7; --target onnx2ncnn gives every BinaryOp inputs of equal ranks; --target ncnn "
+                       "rewrites what pnnx converts wrong (Pow, PRelu's slope); --target openvino gives the inputs "
+                       "OpenVINO aligns otherwise the output's rank. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
-                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; ncnn: equal ranks for every BinaryOp")
+                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; onnx2ncnn: equal ranks for every BinaryOp "
+                   "(initializers reshaped); ncnn: what pnnx converts wrong (Pow, PRelu's slope); openvino: the "
+                   "inputs OpenVINO aligns otherwise")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -26,15 +26,15 @@ Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
 that bear on it (:mod:`bcast.deviations`).
 
-Targets: ``onnx`` (the spec, and onnxruntime's deviations), ``openvino`` (its
-ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn`` (the
-ops onnx2ncnn/pnnx turn into a BinaryOp, :data:`bcast.ncnn.FROM_ONNX`, under
-the ``ncnn`` rule).  ncnn's layout, as pnnx and onnx2ncnn map ONNX tensors:
-every tensor computed from a graph input (not an initializer) has a batch axis,
-axis 0 of the graph input, moved by Transpose / Unsqueeze / Squeeze and by
-broadcasting; ncnn's blob is the tensor without it.  An operand's dim that
-faces the batch axis is dropped (a constant's 1 there too); two operands with
-batch axes in different places, or a constant that varies along the batch
+Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
+``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
+(the model as pnnx converts it and ncnn runs it: :mod:`bcast.lint_pnnx`), ``onnx2ncnn``
+(the legacy converter: the ops it turns into a raw BinaryOp, :data:`bcast.ncnn.FROM_ONNX`,
+under the ``ncnn`` rule).  onnx2ncnn's layout: every tensor computed from a graph input
+(not an initializer) has a batch axis, axis 0 of the graph input, moved by Transpose /
+Unsqueeze / Squeeze and by broadcasting; ncnn's blob is the tensor without it.  An
+operand's dim that faces the batch axis is dropped (a constant's 1 there too); two
+operands with batch axes in different places, or a constant that varies along the batch
 axis, are ``unsupported``.
 
 >>> from onnx import helper, TensorProto as T
@@ -59,6 +59,7 @@ from .models import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # fir
 
 import onnx  # noqa: E402
 
+from . import lint_pnnx
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
@@ -72,12 +73,12 @@ from .rules._cache import PlanCache
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
-TARGETS = ("onnx", "ncnn", "openvino")
+TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",)}
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
 _LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
 
 
@@ -311,6 +312,10 @@ class _Target:
     def check(self, site: Site) -> list:
         return []
 
+    def finish(self, model) -> list:
+        """Findings of nodes that are not broadcasting sites (after the walk)."""
+        return []
+
     def notes(self, result, op=None, op_attrs=None) -> tuple:
         prefixes = _RUNTIMES[self.name]
         return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
@@ -432,7 +437,9 @@ def _batch_moves(node, shapes: Shapes, b: int):
 
 
 class _Ncnn(_Target):
-    name = "ncnn"
+    """``onnx2ncnn``: ncnn's raw BinaryOp rule on the blobs (the legacy converter; no reshape inserted)."""
+
+    name = "onnx2ncnn"
 
     def __init__(self, shapes: Shapes, model) -> None:
         super().__init__(shapes, model)
@@ -541,10 +548,32 @@ def _ncnn_fix(plan: Plan, batch) -> str:
     except (_Unsupported, BroadcastError) as e:
         why = e.reason if isinstance(e, BroadcastError) else str(e)
         return f"none that bcast knows: even with equal ranks ncnn cannot ({why})"
-    return f"bcast rewrite MODEL --target ncnn -o OUT.onnx ({_unsqueezes(plan)})"
+    return f"bcast rewrite MODEL --target onnx2ncnn -o OUT.onnx ({_unsqueezes(plan)})"
 
 
-_TARGETS = {"onnx": _Onnx, "ncnn": _Ncnn, "openvino": _OpenVINO}
+class _PnnxNcnn(_Target):
+    """``ncnn``: the model as pnnx converts it and ncnn runs it (:mod:`bcast.lint_pnnx`)."""
+
+    name = "ncnn"
+
+    def __init__(self, shapes: Shapes, model) -> None:
+        super().__init__(shapes, model)
+        self.ctx = lint_pnnx.Context(model, shapes)
+
+    def context(self, site: Site) -> tuple:
+        return self.ctx.key(site)
+
+    def check(self, site: Site) -> list:
+        return lint_pnnx.check(site, self.ctx)
+
+    def finish(self, model) -> list:
+        return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
+                        tuple(self.shapes.get(n) if n else None for n in node.input),
+                        node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
+                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx)]
+
+
+_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO, "onnx2ncnn": _Ncnn}
 assert tuple(_TARGETS) == TARGETS
 
 
@@ -638,6 +667,7 @@ def lint_report(model, target: str = "onnx") -> Report:
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
+    report.findings += checker.finish(proto)
     return report
 
 
@@ -648,7 +678,7 @@ def lint(model, target: str = "onnx") -> list:
     ----------
     model : str, os.PathLike or onnx.ModelProto
         The model (a path: read whole, external data checked to stay in its folder).
-    target : {"onnx", "ncnn", "openvino"}
+    target : {"onnx", "ncnn", "openvino", "onnx2ncnn"}
         The runtime the model is for (see the module docstring).
 
     Returns

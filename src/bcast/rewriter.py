@@ -9,13 +9,19 @@
   ``onnx.version_converter`` takes the model to opset 7 for every other op.
   A legacy node that is invalid under its own rule, or whose ranks are not
   known, has no upgrade: nothing is written.
-- ``target="ncnn"``: every op that becomes an ncnn BinaryOp
+- ``target="onnx2ncnn"``: every op that becomes an ncnn BinaryOp
   (:data:`bcast.ncnn.FROM_ONNX`) gets inputs of equal ranks: the lower-rank
   input is Unsqueezed to its aligned shape under the node's own rule
   (``Plan.aligned_shape``), as pnnx's ``insert_reshape_numpy_binaryop_broadcast``
   does, so ncnn's same-rank rule computes what numpy does.  What ncnn still
   cannot compute (rank > 4, across the batch axis) stays in the report's
   findings.
+- ``target="ncnn"`` (pnnx -> ncnn): pnnx inserts those reshapes itself; the
+  rewrite replaces what it converts wrong by an exact equivalent it converts
+  right (:mod:`bcast.rewrite_pnnx`: Pow with an integer exponent, a PRelu slope
+  ncnn would apply per channel).
+- ``target="openvino"``: the inputs OpenVINO aligns differently from the spec
+  (PRelu's per-channel slope heuristic) get the output's rank.
 
 Graph input and output names stay; the new values and nodes get fresh names.
 The output is written atomically and never over the input model.
@@ -26,7 +32,7 @@ The output is written atomically and never over the input model.
 >>> y = helper.make_tensor_value_info("y", T.FLOAT, None)
 >>> w = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
 >>> g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g", [x], [y], [w])
->>> report = rewrite(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "ncnn")
+>>> report = rewrite(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "onnx2ncnn")
 >>> report.changes
 ['#0 (Add): Unsqueeze B w (3,4) to (1,1,3,4)']
 >>> report.findings
@@ -50,7 +56,7 @@ from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 
 __all__ = ["TARGETS", "Rewrite", "rewrite"]
 
-TARGETS = ("onnx", "ncnn")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 #: The opset the legacy forms are upgraded to (the first with numpy broadcasting).
 UPGRADE_OPSET = 7
 
@@ -215,7 +221,29 @@ def _copy(node):
     return new
 
 
-_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn}
+def _pnnx(model):
+    """pnnx -> ncnn: the findings with an exact rewrite (:mod:`bcast.rewrite_pnnx`)."""
+    from .rewrite_pnnx import rewrite_model
+
+    return rewrite_model(model, _Names(model.graph), _copy)
+
+
+def _openvino(model):
+    """The inputs of every node OpenVINO aligns differently from the spec (PRelu's per-channel slope) get the
+    output's rank: OpenVINO then aligns as the spec does."""
+
+    flagged = {f.node for f in lint(model, "openvino") if f.kind == "differs" and "aligns the inputs" in f.reason}
+    shapes = Shapes(model)
+    editor, changes = _Editor(model), []
+    for _, node, site in sites(model, shapes):
+        node = _copy(node)
+        if site is not None and site.plan is not None and site.label in flagged:
+            _align_inputs(site, node, editor, changes)
+        editor.nodes.append(node)
+    return editor.finish(), changes, []
+
+
+_REWRITERS = {"onnx": _onnx, "ncnn": _pnnx, "onnx2ncnn": _ncnn, "openvino": _openvino}
 assert tuple(_REWRITERS) == TARGETS
 
 
@@ -226,9 +254,10 @@ def rewrite(model, target: str, out=None, *, force: bool = False) -> Rewrite:
     ----------
     model : str, os.PathLike or onnx.ModelProto
         The model; a path is read whole (see :func:`bcast.models.load`).
-    target : {"onnx", "ncnn"}
-        ``onnx``: upgrade the opset 1-6 broadcast/axis forms; ``ncnn``: equal
-        ranks for every BinaryOp (see the module docstring).
+    target : {"onnx", "ncnn", "onnx2ncnn", "openvino"}
+        ``onnx``: upgrade the opset 1-6 broadcast/axis forms; ``onnx2ncnn``: equal
+        ranks for every BinaryOp; ``ncnn``: pnnx's exact rewrites; ``openvino``:
+        equal ranks where OpenVINO aligns otherwise (see the module docstring).
     out : str or os.PathLike, optional
         Where to write the new model (atomically).  Never the input model; an
         existing file only with ``force=True``.  None: nothing is written.

@@ -1,0 +1,477 @@
+"""The ``ncnn`` lint target: the model as pnnx converts it (``pnnx model.onnx``) and ncnn runs it.
+
+pnnx (ncnn's recommended converter) does not hand ONNX's broadcasts to ncnn's
+BinaryOp raw.  What it does, read from Tencent/ncnn ``tools/pnnx/src``
+(commit a4d2ea1d, 2026-07-22) and checked by converting and running the corpus
+of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
+1.0.20261020 (``tests/test_convert_corpus.py``):
+
+- **The batch axis** (``pass_ncnn/solve_batch_index.cpp``): a tensor has one
+  only where pnnx can tell: the input and output of a layer it knows to be
+  batched (convolutions, pooling, normalizations, PReLU, interpolation, ...:
+  :data:`BATCHED_OPS`), spread forward and backward through the graph
+  (Transpose moves it, Squeeze/Unsqueeze shift it, a Reshape keeps it at axis 0
+  only when its output starts with the batch size, other ops keep it); a 1-D
+  tensor never has one, and the rest have none (pnnx's ``233``).  Constants
+  have none.  ``convert_batch_layout.cpp`` keeps a batch axis out of ncnn's
+  blob only at axis 0 (``default_ncnn_batch_axis``): elsewhere the blob holds
+  the whole tensor.  A model without such a layer (a Linear stem, an MLP, a
+  transformer block of MatMuls) runs in ncnn with the whole tensor as the blob.
+- **Binary ops** (``pass_ncnn/insert_reshape_numpy_binaryop_broadcast.cpp``):
+  the batch axis is dropped from each operand, and when the ranks differ pnnx
+  inserts a Reshape that pads the lower-rank operand with leading 1s, numpy's
+  alignment made explicit; ncnn's same-rank broadcast (``src/layer/binaryop.cpp``)
+  is then numpy's.  So a broadcast is computed right unless: both operands
+  have a batch axis in different places (pnnx: "binaryop broadcast across batch
+  axis ... is not supported"), an operand without a batch axis varies along it,
+  or a blob has more than 4 dims ("binaryop tensor0 with rank 5 is not
+  supported yet!"; ncnn's Mat holds 4).
+- **Reductions over the batch axis** (``pass_ncnn/torch_mean.cpp``, ``torch_sum.cpp``,
+  ``torch_max.cpp``, ...: "mean along batch axis is not supported yet"): pnnx drops the
+  batch axis from the reduced axes, so ncnn reduces each batch item alone; with a batch
+  larger than 1 the result is wrong.  It is reported at the broadcasting node that
+  consumes it (``x - x.mean(0, keepdim=True)``: minibatch statistics).  A broadcast of a
+  batch-1 operand against the batch is itself fine: ncnn's batched Mat broadcasts it.
+- **Pow** (``pass_ncnn/expand_expression.cpp``): ``x ** 2`` becomes UnaryOp
+  square (exact); any other exponent a BinaryOp POW, which the x86 wheel
+  computes with a fast-math ``pow_ps`` that returns garbage (2.4e38) for a base
+  <= 0 (deviation ``ncnn-fast-math``): reported unless the base is positive by
+  construction (Sigmoid, Exp, Softplus, or a constant > 0).
+- **PRelu** (``pass_level2/F_prelu.cpp``, ``pass_ncnn/F_prelu.cpp``): the slope
+  is flattened to ``(numel,)`` and ncnn's PReLU applies it per channel (axis 1);
+  right only for a single slope or one that varies along axis 1 alone (an NHWC
+  ``(1,1,C)`` or ``(C,)`` slope is applied along H).
+- **Comparisons and Where**: pnnx writes ``torch.gt`` / ``torch.lt`` /
+  ``torch.where`` ... into the ``.param``: no ``pass_ncnn`` pass converts them
+  and ncnn has no such layer, so loading the model fails.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._format import format_shape as _fs
+from .dims import is_one
+
+#: ONNX ops that pnnx maps to a layer of solve_batch_index.cpp's is_known_operator_with_batch_index_0 list.
+BATCHED_OPS = frozenset({
+    "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
+    "BatchNormalization", "InstanceNormalization", "LayerNormalization", "GroupNormalization", "PRelu",
+    "Resize", "Upsample", "LRN", "DepthToSpace", "SpaceToDepth", "GridSample", "RMSNormalization",
+})
+#: Ops pnnx leaves as torch functions that no pass_ncnn pass converts: ncnn has no layer for them.
+NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq", "GreaterOrEqual": "torch.ge",
+                 "LessOrEqual": "torch.le", "Where": "torch.where", "And": "torch.logical_and",
+                 "Or": "torch.logical_or", "Xor": "torch.logical_xor", "BitwiseAnd": "torch.bitwise_and",
+                 "BitwiseOr": "torch.bitwise_or", "BitwiseXor": "torch.bitwise_xor",
+                 "BitShift": "torch.bitwise_left_shift/right_shift"}
+#: The binary ops pnnx turns into an ncnn BinaryOp (expand_expression.cpp).
+BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Mod", "Sum", "Mean"})
+_POSITIVE = frozenset({"Sigmoid", "Exp", "Softplus"})
+NONE = None  # no batch axis (pnnx's 233)
+
+
+def _attr(node, name, default=None):
+    for a in node.attribute:
+        if a.name == name:
+            import onnx
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def _axes(node, shapes, rank):
+    axes = _attr(node, "axes")
+    if axes is None and len(node.input) > 1 and node.input[1]:
+        values = shapes.constant(node.input[1])
+        axes = None if values is None else [int(v) for v in values.ravel()]
+    return None if axes is None else sorted(a % rank for a in axes) if rank else list(axes)
+
+
+def _forward(node, b, shapes):
+    """Where the batch axis ``b`` of the node's first input lands in its output (NONE: gone)."""
+    t = node.op_type
+    x = shapes.get(node.input[0]) if node.input else None
+    rank = len(x) if x is not None else 0
+    if t == "Transpose":
+        perm = _attr(node, "perm")
+        perm = list(perm) if perm is not None else list(range(rank))[::-1]
+        return perm.index(b) if b in perm else NONE
+    if t == "Unsqueeze":
+        out = shapes.get(node.output[0])
+        axes = _axes(node, shapes, len(out) if out is not None else 0)
+        if axes is None:
+            return NONE
+        for a in axes:
+            if a <= b:
+                b += 1
+        return b
+    if t == "Squeeze":
+        axes = _axes(node, shapes, rank)
+        if axes is None:
+            axes = [k for k, d in enumerate(x or ()) if d == 1]
+        return NONE if b in axes else b - sum(a < b for a in axes)
+    if t == "Reshape":
+        out = shapes.get(node.output[0])
+        if x is None or out is None or b != 0 or not out:
+            return NONE
+        return 0 if x[0] == out[0] else NONE  # pnnx's keep_batch_index for axis 0; other cases given up
+    if t == "Flatten":
+        axis = _attr(node, "axis", 1) % max(rank, 1)
+        return b if b < axis and axis == 1 else NONE
+    return b
+
+
+def _backward(node, b, shapes):
+    """Where the batch axis ``b`` of the node's output is in its first input (NONE: not there)."""
+    t = node.op_type
+    x = shapes.get(node.input[0]) if node.input else None
+    if t == "Transpose":
+        perm = _attr(node, "perm")
+        perm = list(perm) if perm is not None else list(range(len(x or ())))[::-1]
+        return perm[b] if b < len(perm) else NONE
+    if t in ("Unsqueeze", "Squeeze", "Reshape", "Flatten"):
+        for k in range(len(x or ())):
+            if _forward(node, k, shapes) == b:
+                return k
+        return NONE
+    return b
+
+
+#: The ops that move the batch axis (solve_batch_index.cpp's permute/transpose/squeeze/unsqueeze/reshape/flatten);
+#: every other op keeps it where it is, on every input and output.
+_MOVERS = frozenset({"Transpose", "Unsqueeze", "Squeeze", "Reshape", "Flatten"})
+
+
+def _rows(model) -> list:
+    """``(node, op_type, inputs, outputs)`` of every node of the main graph (protobuf read once)."""
+    return [(n, n.op_type, tuple(n.input), tuple(n.output)) for n in model.graph.node]
+
+
+def solve_batch(model, shapes, nodes=None) -> dict:
+    """pnnx's batch axis of every value of the main graph: name -> axis (absent: none)."""
+    graph = model.graph
+    nodes = _rows(model) if nodes is None else nodes
+    if not any(t in BATCHED_OPS for _, t, _, _ in nodes):
+        return {}  # no layer pnnx knows to be batched: no batch axis anywhere (233)
+    varying = {v.name for v in graph.input} - {t.name for t in graph.initializer}
+    producers, consumers = {}, {}
+    for row in nodes:  # graph order: a value varies if it is computed from a graph input
+        _, _, ins, outs = row
+        if not varying.isdisjoint(ins):
+            varying.update(o for o in outs if o)
+        for o in outs:
+            producers[o] = row
+        for i in ins:
+            consumers.setdefault(i, []).append(row)
+    batch = {}
+    todo = []
+    for _, t, ins, outs in nodes:
+        if t in BATCHED_OPS and ins and outs:
+            for name in (ins[0], outs[0]):
+                if name in varying and name not in batch:
+                    batch[name] = 0
+                    todo.append(name)
+    while todo:
+        name = todo.pop()
+        b = batch[name]
+        for node, t, ins, outs in consumers.get(name, ()):
+            if t in BATCHED_OPS:
+                continue
+            if t in _MOVERS:
+                if ins[0] != name:
+                    continue
+                where = _forward(node, b, shapes)
+                if where is NONE:
+                    continue
+            else:
+                where = b
+            for o in outs:
+                if o and o not in batch and o in varying:
+                    batch[o] = where
+                    todo.append(o)
+        row = producers.get(name)
+        if row is None or row[1] in BATCHED_OPS or not row[2]:
+            continue
+        node, t, ins, _ = row
+        if t in _MOVERS:
+            where = _backward(node, b, shapes)
+            ins = ins[:1]
+            if where is NONE:
+                continue
+        else:
+            where = b
+        for i in ins:
+            if i and i not in batch and i in varying:
+                s = shapes.get(i)
+                if s is not None and where < len(s):
+                    batch[i] = where
+                    todo.append(i)
+    for name in list(batch):
+        s = shapes.get(name)
+        if s is not None and len(s) <= 1:
+            del batch[name]  # "always treat 1-dim tensor as no batch axis"
+    return batch
+
+
+#: The reductions pnnx maps to an ncnn Reduction (torch_mean.cpp, torch_sum.cpp, torch_max.cpp, ...).
+REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                        "ReduceLogSumExp", "ReduceSumSquare", "ReduceLogSum"})
+
+
+def batch_reductions(model, shapes, batch: dict, nodes=None) -> dict:
+    """The values computed by a reduction over ncnn's batch axis (axis 0) of a batch larger than 1, and the
+    values one-input ops compute from them: name -> (the reduction's label, op, batch size)."""
+    from .models import node_label
+
+    out = {}
+    if not batch:
+        return out
+    for i, (node, t, ins, outs) in enumerate(_rows(model) if nodes is None else nodes):
+        if not ins or not outs:
+            continue
+        x = ins[0]
+        if t in REDUCTIONS and batch.get(x) == 0:
+            s = shapes.get(x)
+            if s is None or not s or is_one(s[0]):
+                continue
+            axes = _axes(node, shapes, len(s))
+            if axes is None and _attr(node, "noop_with_empty_axes", 0) and len(node.input) < 2:
+                continue
+            if axes is None or 0 in axes:
+                out[outs[0]] = (node_label(node, i), t, s[0])
+        elif x in out and len([n for n in ins if n]) == 1:
+            out.update(dict.fromkeys(filter(None, outs), out[x]))
+    return out
+
+
+class Context:
+    """What the checks of a model's nodes read besides the node: pnnx's batch axes, producers, constants."""
+
+    def __init__(self, model, shapes) -> None:
+        self.model, self.shapes = model, shapes
+        self._rows = self._batch = self._reduced = self._producers = None
+        self.op_types, consts = set(), set(shapes.initializers)
+        add = self.op_types.add
+        for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
+            add(n.op_type)
+            if all(i in consts for i in n.input):  # pnnx folds what is computed from constants alone
+                consts.update(n.output)
+        self.consts = consts
+        self.inputs = frozenset(v.name for v in model.graph.input if v.name not in self.consts)
+
+    @property
+    def rows(self) -> list:
+        if self._rows is None:
+            self._rows = _rows(self.model)
+        return self._rows
+
+    @property
+    def batch(self) -> dict:
+        if self._batch is None:
+            self._batch = solve_batch(self.model, self.shapes, self.rows)
+        return self._batch
+
+    @property
+    def reduced(self) -> dict:
+        if self._reduced is None:
+            self._reduced = batch_reductions(self.model, self.shapes, self.batch, self.rows) \
+                if not self.op_types.isdisjoint(REDUCTIONS) else {}
+        return self._reduced
+
+    def binary_batch(self, site) -> tuple:
+        """The batch axes of a binary site's inputs, or a stand-in with the same verdict: with one input a
+        constant (no batch axis) and the same verdict whether the other's batch axis is 0, another axis or
+        none, the graph need not be solved (a folded BatchNorm's Mul and Add, most constants of a CNN)."""
+        names = site.inputs
+        if self._batch is None and len(names) == 2:
+            consts = [n in self.consts for n in names]
+            if sum(consts) == 1:
+                gi = [n in self.inputs for n in names]
+                options = [tuple(None if c else b for c in consts) for b in (None, 0, 1)]  # 1: any axis but 0
+                if len({tuple(_binary(site.plan, o, gi)) for o in options}) == 1:
+                    return options[0]
+        return tuple(self.batch.get(n) for n in names)
+
+    def positive(self, name: str) -> bool:
+        """Whether a value is > 0 by construction (its producer, or a constant's values)."""
+        values = self.shapes.constant(name)
+        if values is not None:
+            return bool(values.size) and bool((values > 0).all())
+        if self._producers is None:
+            self._producers = {o: t for _, t, _, outs in self.rows for o in outs if o}
+        return self._producers.get(name) in _POSITIVE
+
+    def scalar(self, name: str):
+        t = self.shapes.initializers.get(name)
+        if t is None or len(t.dims) > 1 or (t.dims and t.dims[0] != 1):
+            return None
+        values = self.shapes.constant(name)
+        return float(values.ravel()[0]) if values is not None and values.size == 1 else None
+
+    def key(self, site) -> tuple:
+        """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
+        op = site.op.name
+        if op in NO_NCNN_LAYER:
+            return ()
+        pow_ = op == "Pow"
+        binary = op in BINARY and site.plan is not None and len(site.plan.inputs) == 2
+        return (self.binary_batch(site) if binary else None,
+                tuple((n in self.inputs, self.reduced.get(n), pow_ and self.positive(n), self.scalar(n) if pow_
+                       else None) for n in site.inputs))
+
+
+def _outer_names(graph) -> set:
+    """The names a subgraph (and the subgraphs in it) reads from the scopes around it."""
+    import onnx
+
+    made = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    used = set()
+    for node in graph.node:
+        used.update(n for n in node.input if n)
+        for a in node.attribute:
+            subs = [a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)
+            for sub in subs:
+                used |= _outer_names(sub)
+        made.update(node.output)
+    return used - made
+
+
+def unconvertible(model, shapes, ctx=None) -> list:
+    """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
+
+    A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
+
+    An If: ``pass_onnx/inline_if_graph.cpp`` inlines the branch of a constant condition (an
+    initializer; a Constant node is folded into one first), and pnnx 20261020 crashes (signal
+    11, no model written) on any other If, and on one whose branches read an initializer of
+    the main graph (its shape inference, run before the inlining, sees those names undefined)."""
+    import onnx
+
+    if not ({"If", "Loop"} & (ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node})):
+        return []
+    consts = {t.name for t in model.graph.initializer}
+    consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}  # rare: If/Loop only
+    out = []
+    for i, node in enumerate(model.graph.node):
+        if node.op_type == "Loop":
+            out.append((i, node, "pnnx writes this Loop as a Loop layer (and its trip count and condition as "
+                        "pnnx.Expression layers) that ncnn does not have: loading the model fails",
+                        "unroll the loop (a constant trip count) before converting, or run it outside ncnn"))
+            continue
+        if node.op_type != "If" or not node.input:
+            continue
+        outer = set()
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                outer |= _outer_names(a.g)
+        read = sorted(outer & {t.name for t in model.graph.initializer})
+        if node.input[0] not in consts:
+            why = "its condition is computed, and pnnx inlines an If only on a constant condition"
+        elif read:
+            why = f"its branches read the main graph's initializers ({', '.join(read[:3])})"
+        else:
+            continue
+        out.append((i, node, f"pnnx cannot convert this If: {why} (pass_onnx/inline_if_graph.cpp); pnnx 20261020 "
+                    "crashes and writes no model",
+                    "export each branch as its own model, or make the condition a constant and give the branches "
+                    "their own Constant nodes"))
+    return out
+
+
+def check(site, ctx: Context) -> list:
+    """The rows (kind, rule, reason, fix, notes) of one broadcasting node under pnnx -> ncnn."""
+    op = site.op.name
+    plan = site.plan
+    if op in NO_NCNN_LAYER:
+        return [("unsupported", "ncnn",
+                 f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
+                 "compute it from ops ncnn has (e.g. a mask from Sign/Relu/Clip arithmetic), or cut it out of the "
+                 "model", ())]
+    reduced = [(n, ctx.reduced[n]) for n in site.inputs if n in ctx.reduced]
+    if reduced:
+        n, (label, op_type, size) = reduced[0]
+        return [("unsupported", "ncnn",
+                 f"{n} comes from {op_type} {label} over the batch axis (size {size}): pnnx drops the batch axis from "
+                 "the reduced axes (\"mean along batch axis is not supported yet\"), so ncnn reduces each batch item "
+                 "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
+    if op == "PRelu":
+        return _prelu(site, plan)
+    if op not in BINARY or len(plan.inputs) != 2:
+        return []
+    rows = _binary(plan, ctx.binary_batch(site), [n in ctx.inputs for n in site.inputs])
+    if rows:
+        return rows
+    if op == "Pow":
+        return _pow(site, ctx)
+    return []
+
+
+def _prelu(site, plan) -> list:
+    x, slope = plan.inputs
+    aligned = plan.aligned_shape(1)
+    numel = 1
+    for d in slope:
+        numel = numel * d if type(d) is int else numel
+    if numel == 1 or (len(x) >= 2 and all(is_one(d) for k, d in enumerate(aligned) if k != 1)
+                      and aligned[1] == x[1]):
+        return []
+    return [("differs", "ncnn",
+             f"pnnx flattens the slope {_fs(slope)} to ({numel},) and ncnn's PReLU applies it per channel (axis 1"
+             f"{', size ' + str(x[1]) if len(x) > 1 else ''}): ONNX applies it as {_fs(aligned)} on {_fs(x)}",
+             "bcast rewrite MODEL --target ncnn -o OUT.onnx (PRelu -> Relu(x) + (x - Relu(x)) * slope, a Mul pnnx "
+             "broadcasts right)",
+             ())]
+
+
+def exact_power(value):
+    """The integer exponent ``bcast rewrite --target ncnn`` writes as a product (1, or 3 to 8 either sign), or None."""
+    if value is None or not math.isfinite(value) or value != int(value):
+        return None
+    n = int(value)
+    return n if n == 1 or 3 <= abs(n) <= 8 else None
+
+
+def _pow(site, ctx: Context) -> list:
+    base, exponent = site.inputs
+    if ctx.scalar(exponent) == 2.0:
+        return []  # expand_expression.cpp: "replace pow 2 with square"
+    if ctx.positive(base):
+        return []
+    n = exact_power(ctx.scalar(exponent))
+    return [("differs", "ncnn",
+             "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "
+             "(2.4e38) for a base <= 0 [ncnn-fast-math]",
+             f"bcast rewrite MODEL --target ncnn -o OUT.onnx (x ** {n} -> a product of x)" if n is not None else
+             "none that bcast knows: use this Pow only on bases > 0 (e.g. after Sigmoid/Exp/Softplus)", ())]
+
+
+def _binary(plan, batch, graph_input) -> list:
+    batch = list(batch)
+    names = plan.names
+    b0, b1 = batch
+    if b0 is not None and b1 is not None and b0 != b1:
+        return [("unsupported", "ncnn", f"the inputs' batch axes are {b0} and {b1}: pnnx: \"binaryop broadcast "
+                 f"across batch axis {b0} and {b1} is not supported\"", "none that bcast knows", ())]
+    # the ncnn batch axis: only axis 0 is kept out of the blob (convert_batch_layout.cpp)
+    shapes = list(plan.inputs)
+    nb = [0 if b == 0 and len(shapes[i]) >= 2 else None for i, b in enumerate(batch)]
+    for i, s in enumerate(shapes):  # "assume reshape 5-rank tensor has batch_index 0" (not a graph input: it
+        if batch[i] is None and len(s) == 5 and is_one(s[0]) and not graph_input[i]:  # is fed as a 5-D Mat)
+            nb[i] = 0
+    blobs = [s[1:] if nb[i] == 0 else tuple(s) for i, s in enumerate(shapes)]
+    big = [i for i, s in enumerate(blobs) if len(s) > 4]
+    if big:
+        return [("unsupported", "ncnn",
+                 f"{names[big[0]]} {_fs(shapes[big[0]])} is a {len(blobs[big[0]])}-D blob in ncnn (pnnx: "
+                 f"\"binaryop tensor with rank {len(shapes[big[0]])} is not supported yet!\"): ncnn's Mat holds 4 "
+                 "dims", "reshape to at most 4 dims (besides a batch axis at 0) around this op", ())]
+    if nb[0] == nb[1]:  # both or neither batched at 0: pnnx pads the lower rank with leading 1s, numpy's alignment
+        return []
+    k = 0 if nb[0] == 0 else 1  # the batched one; the other's dim that faces its batch axis must be 1
+    other = shapes[1 - k]
+    lead = len(other) - (len(shapes[k]) - 1)  # the other's axes that face the batch axis or lie beyond it
+    if lead >= 1 and any(not is_one(d) for d in other[:lead]):
+        return [("unsupported", "ncnn",
+                 f"{names[1 - k]} {_fs(other)} has no batch axis but varies along {names[k]}'s batch axis: "
+                 "ncnn's blobs have none", "none that bcast knows", ())]
+    return []

@@ -1,0 +1,150 @@
+"""bcast.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter needed; the corpus
+test, test_convert_corpus.py, checks them against real conversions)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+
+from onnx_models import model  # noqa: E402
+
+from bcast import lint  # noqa: E402
+from bcast.lint_pnnx import solve_batch  # noqa: E402
+from bcast.models import Shapes  # noqa: E402
+
+W = np.float32
+
+
+def _batch(m):
+    return solve_batch(m, Shapes(m))
+
+
+def test_no_batched_layer_no_batch_axis():
+    m = model([("MatMul", ["x", "w"], ["y"]), ("Add", ["y", "b"], ["z"])], {"x": [2, 8, 8]}, ["z"],
+              inits={"w": np.ones((8, 8), W), "b": np.ones((8, 8), W)})
+    assert _batch(m) == {}  # pnnx's 233: the blob is the whole (2,8,8) tensor
+    assert lint(m, "ncnn") == []
+
+
+def test_conv_gives_batch_axis_0_forward_and_backward_transpose_moves_it():
+    m = model([("Relu", ["x"], ["r"]), ("Conv", ["r", "k"], ["c"]), ("Transpose", ["c"], ["t"], {"perm": [2, 0, 1, 3]}),
+               ("ReduceMean", ["t"], ["v"], {"axes": [-1], "keepdims": 0})],
+              {"x": [2, 3, 4, 4]}, ["v"], inits={"k": np.ones((5, 3, 1, 1), W)})
+    b = _batch(m)
+    assert (b["x"], b["r"], b["c"], b["t"], b["v"]) == (0, 0, 0, 1, 1)
+
+
+def test_one_d_tensors_have_none():
+    m = model([("Conv", ["x", "k"], ["c"]), ("Flatten", ["c"], ["f"], {"axis": 0}), ("Squeeze", ["f"], ["s"], {})],
+              {"x": [1, 2, 1, 1]}, ["s"], opset=11, inits={"k": np.ones((3, 2, 1, 1), W)})
+    assert "s" not in _batch(m)
+
+
+def test_reduction_over_the_batch_axis_only_when_the_batch_is_larger_than_1():
+    for batch, found in ((1, 0), (3, 1)):
+        m = model([("Conv", ["x", "k"], ["c"]), ("ReduceMean", ["c"], ["m"], {"axes": [0], "keepdims": 1}),
+                   ("Sqrt", ["m"], ["r"]), ("Sub", ["c", "r"], ["y"])], {"x": [batch, 2, 3, 3]}, ["y"],
+                  inits={"k": np.ones((2, 2, 1, 1), W)})
+        f = lint(m, "ncnn")
+        assert len(f) == found and all("ReduceMean" in x.reason and "over the batch axis" in x.reason for x in f)
+
+
+def test_batch_1_input_against_the_batch_is_fine():
+    # ncnn's batched Mat broadcasts an operand of batch 1 (a FiLM style vector shared by the batch)
+    m = model([("Conv", ["x", "k"], ["c"]), ("Mul", ["c", "s"], ["y"])], {"x": [2, 2, 3, 3], "s": [1, 2, 1, 1]}, ["y"],
+              inits={"k": np.ones((2, 2, 1, 1), W)})
+    assert _batch(m)["s"] == 0 and lint(m, "ncnn") == []
+
+
+def test_constant_varying_along_the_batch_axis():
+    m = model([("Conv", ["x", "k"], ["c"]), ("Add", ["c", "w"], ["y"])], {"x": [2, 2, 3, 3]}, ["y"],
+              inits={"k": np.ones((2, 2, 1, 1), W), "w": np.ones((2, 2, 3, 3), W)})
+    (f,) = lint(m, "ncnn")
+    assert f.kind == "unsupported" and "varies along" in f.reason
+
+
+def test_pow_square_and_positive_bases_are_fine():
+    def pow_model(producer, e):
+        return model([(producer, ["x"], ["p"]), ("Pow", ["p", "e"], ["y"])], {"x": [1, 4]}, ["y"],
+                     inits={"e": np.array(e, W)})
+
+    assert lint(pow_model("Relu", 2.0), "ncnn") == []  # UnaryOp square
+    assert lint(pow_model("Sigmoid", 3.0), "ncnn") == []  # base > 0
+    assert [f.kind for f in lint(pow_model("Relu", 3.0), "ncnn")] == ["differs"]  # Relu gives 0: POW's garbage
+    assert "none that bcast knows" in lint(pow_model("Relu", 0.5), "ncnn")[0].fix
+
+
+def test_prelu_per_channel_slope_is_fine_nhwc_is_not():
+    def prelu(shape, slope):
+        return model([("PRelu", ["x", "s"], ["y"])], {"x": shape}, ["y"], inits={"s": np.ones(slope, W)})
+
+    assert lint(prelu([1, 3, 4, 4], (3, 1, 1)), "ncnn") == []
+    assert lint(prelu([1, 3, 4, 4], (1,)), "ncnn") == []
+    assert [f.kind for f in lint(prelu([1, 4, 4, 3], (3,)), "ncnn")] == ["differs"]
+
+
+def test_comparison_has_no_ncnn_layer_rank_0_included():
+    m = model([("ReduceMean", ["x"], ["m"], {"keepdims": 0}), ("Greater", ["m", "t"], ["y"])], {"x": [2, 3]}, ["y"],
+              inits={"t": np.array(-100, W)})
+    (f,) = lint(m, "ncnn")
+    assert f.kind == "unsupported" and "torch.gt" in f.reason
+
+
+def _if_model(cond_const: bool, outer_init: bool):
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    shape = [1, 3, 2, 2]
+    w = "w" if outer_init else "wl"
+    then_nodes = [] if outer_init else [h.make_node("Constant", [], ["wl"], value_float=2.0)]
+    then_g = h.make_graph(then_nodes + [h.make_node("Mul", ["x", w], ["t"])], "then", [],
+                          [h.make_tensor_value_info("t", T.FLOAT, shape)])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [],
+                          [h.make_tensor_value_info("e", T.FLOAT, shape)])
+    nodes = [] if cond_const else [("Cast", ["x0"], ["flag"], {"to": T.BOOL})]
+    inits = {"w": np.ones((3, 1, 1), W)}
+    if cond_const:
+        inits["flag"] = np.array(True)
+    m = model(nodes, {"x": shape, **({} if cond_const else {"x0": []})}, [], inits=inits)
+    m.graph.node.append(h.make_node("If", ["flag"], ["y"], then_branch=then_g, else_branch=else_g))
+    m.graph.output.append(h.make_tensor_value_info("y", T.FLOAT, shape))
+    return m
+
+
+def test_if_that_pnnx_cannot_inline_is_a_finding():
+    assert lint(_if_model(True, False), "ncnn") == []
+    (f,) = lint(_if_model(True, True), "ncnn")
+    assert f.op_type == "If" and f.kind == "unsupported" and "initializers (w)" in f.reason
+    (f,) = lint(_if_model(False, False), "ncnn")
+    assert "condition is computed" in f.reason
+    assert lint(_if_model(False, False), "onnx") == []
+
+
+def test_loop_is_a_finding():
+    import os
+
+    import convert_harness as H
+
+    (f,) = lint(os.path.join(H.CORPUS, "loop_refine_b1.onnx"), "ncnn")
+    assert f.op_type == "Loop" and f.kind == "unsupported" and "Loop layer" in f.reason
+
+
+def test_lazy_batch_solve_gives_the_full_solves_verdicts(monkeypatch):
+    """Context.binary_batch skips the graph solve where the verdict cannot depend on it: same findings as
+    with the solve forced, on the corpus and the light model zoo."""
+    import glob
+    import os
+
+    import convert_harness as H
+    import onnx_models as OM
+
+    from bcast import lint_pnnx
+
+    paths = H.corpus() + sorted(glob.glob(os.path.join(OM.LIGHT, "light_*.onnx")))
+    lazy = [[f.to_dict() for f in lint(p, "ncnn")] for p in paths]
+    from bcast import linter
+
+    monkeypatch.setattr(lint_pnnx.Context, "binary_batch",
+                        lambda self, site: tuple(self.batch.get(n) for n in site.inputs))
+    monkeypatch.setattr(linter, "_CHECKS", linter.PlanCache())
+    assert [[f.to_dict() for f in lint(p, "ncnn")] for p in paths] == lazy
