@@ -148,3 +148,31 @@ def test_lazy_batch_solve_gives_the_full_solves_verdicts(monkeypatch):
                         lambda self, site: tuple(self.batch.get(n) for n in site.inputs))
     monkeypatch.setattr(linter, "_CHECKS", linter.PlanCache())
     assert [[f.to_dict() for f in lint(p, "ncnn")] for p in paths] == lazy
+
+
+@pytest.mark.parametrize("attrs, b", [({}, [1, 3, 4, 5]), ({"broadcast": 1, "axis": 1}, [3, 4])])
+def test_opset_1_to_6_models_are_unconvertible_and_the_onnx_rewrite_is_the_fix(attrs, b, tmp_path):
+    """pnnx 20261020 crashes (signal 11) on an opset-6 model, even a same-shape Add: the ncnn target says so
+    (found outside the corpus: examples/legacy_add.onnx was 'ok' under ncnn while pnnx crashed on it)."""
+    m = model([("Add", ["A", "B"], ["C"], attrs)], {"A": [1, 3, 4, 5], "B": b}, {"C": [1, 3, 4, 5]}, opset=6)
+    (f,) = lint(m, "ncnn")
+    assert f.kind == "unsupported" and "opset 6" in f.reason and "--target onnx" in f.fix
+    import convert_harness as h
+
+    if h.pnnx_binary() is None:
+        pytest.skip("pnnx is not installed")
+    import onnx
+
+    path = tmp_path / "legacy.onnx"
+    onnx.save(m, path)
+    rc, log, param, _, _ = h.convert_pnnx(str(path), str(tmp_path))
+    assert rc != 0 or not __import__("os").path.exists(param), log[-500:]  # the crash this finding predicts
+    from bcast import rewrite
+
+    upgraded = rewrite(m, "onnx").model
+    assert lint(upgraded, "ncnn") == []  # after the fix, pnnx converts it
+    onnx.save(upgraded, tmp_path / "up.onnx")
+    out = tmp_path / "up"
+    out.mkdir()
+    rc, log, param, _, _ = h.convert_pnnx(str(tmp_path / "up.onnx"), str(out))
+    assert rc == 0 and __import__("os").path.exists(param), log[-500:]

@@ -339,6 +339,8 @@ def _outer_names(graph) -> set:
 def unconvertible(model, shapes, ctx=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
+    A model of opset 1-6: pnnx crashes on it whatever its ops (its first node carries the finding).
+
     A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
 
     An If: ``pass_onnx/inline_if_graph.cpp`` inlines the branch of a constant condition (an
@@ -347,6 +349,12 @@ def unconvertible(model, shapes, ctx=None) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    if shapes.opset is not None and shapes.opset < 7 and model.graph.node:
+        # seen by running pnnx 20261020: Add-6, same shapes or broadcast/axis, one node or more
+        return [(0, model.graph.node[0], f"pnnx cannot convert a model of opset {shapes.opset}: pnnx 20261020 crashes "
+                 "(signal 11, no model written) on opset 1-6 models, whatever their ops",
+                 "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7, broadcast/axis made numpy "
+                 "broadcasting), then convert that")]
     if not ({"If", "Loop"} & (ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node})):
         return []
     consts = {t.name for t in model.graph.initializer}
