@@ -15,6 +15,8 @@ from bcast.errors import InputError
 from bcast.linter import KINDS, TARGETS, lint, lint_report
 
 W = np.float32
+#: the light models whose written-out BatchNorm Unsqueezes its (C,) scale: onnx2ncnn's ExpandDims makes it (1,1,C)
+ONNX2NCNN_GARBAGE = ("densenet121", "inception_v2")
 
 
 def kinds(m, target="onnx"):
@@ -159,7 +161,7 @@ def test_every_target_and_kind_is_documented():
 
     for k in KINDS:
         assert k in L.__doc__
-    assert TARGETS == ("onnx", "ncnn", "openvino")
+    assert TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino")
 
 
 def test_finding_to_dict_is_json_ready():
@@ -168,7 +170,8 @@ def test_finding_to_dict_is_json_ready():
     m = model([("Add", ["a", "b"], ["c"])], {"a": ["N", 3], "b": [5, 1]}, ["c"])
     d = lint(m)[0].to_dict()
     assert set(d) == {"node", "op_type", "opset", "inputs", "input_shapes", "output", "output_shape", "kind",
-                      "target", "rule", "reason", "fix", "deviations"}
+                      "target", "rule", "reason", "fix", "deviations", "path"}
+    assert d["path"] == ["n0"]
     assert json.loads(json.dumps(d)) == d
 
 
@@ -184,6 +187,8 @@ def test_lint_is_exported_lazily():
 @pytest.mark.parametrize("name", sorted(f[6:-5] for f in os.listdir(LIGHT) if f.endswith(".onnx")))
 def test_light_models_are_clean_for_every_target(name):
     for target in TARGETS:
+        if target == "onnx2ncnn" and name in ONNX2NCNN_GARBAGE:
+            continue  # test_onnx2ncnn.py::test_light_models_unsqueezed_batchnorm_is_garbage_and_rewrite_fixes_it
         report = lint_report(light(name), target)
         assert report.findings == [], (target, report.findings[:2])
         assert report.nodes > 0

@@ -88,8 +88,8 @@ exit status: 0 written, nothing left; 1 findings left (written, or not when a le
 
 #: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
-LINT_TARGETS = ("onnx", "ncnn", "openvino")
-REWRITE_TARGETS = ("onnx", "ncnn")
+LINT_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn")
 
 EPILOG_CONFORMANCE = """\
 examples:

@@ -19,8 +19,16 @@ legacy      (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
 differs     the target computes the node with another alignment than the spec
             (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
 unsupported the target cannot compute it at all (ncnn: pairs outside its rules,
-            rank > 4, a broadcast across the batch axis)
+            rank > 4, a broadcast across the batch axis; onnx2ncnn: an op it
+            does not convert)
+values      the target runs the node through a kernel that computes other values
+            on some inputs: a value record of the deviation registry
+            (:mod:`bcast.lint_values`), e.g. ncnn's POW on a negative base
 =========== ==================================================================
+
+Every graph is checked: If/Loop/Scan bodies (nested too) and the body of each
+model-local function at each call; a finding's ``node`` is its path,
+``If_0/then_branch/Mul_3`` (:mod:`bcast.lint_graphs`).
 
 Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
@@ -53,6 +61,7 @@ from __future__ import annotations
 
 import operator
 import shlex
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 from .models import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
@@ -67,17 +76,19 @@ from .errors import BroadcastError, InputError
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
 from .plan import Plan
+from .lint_graphs import Walk
+from .lint_values import OPENVINO_OPS, value_rows
 from .rules import infer
 from .rules._cache import PlanCache
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
-TARGETS = ("onnx", "ncnn", "openvino")
-KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",)}
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
 _LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
 
 
@@ -101,6 +112,7 @@ class Finding:
     reason: str
     fix: str
     deviations: tuple = ()
+    path: tuple = ()  # where the node is: the labels and attributes that lead to it (bcast.lint_graphs)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (shapes as lists, dims as int or str; an unknown shape is null)."""
@@ -109,7 +121,7 @@ class Finding:
             "input_shapes": [None if s is None else json_shape(s) for s in self.input_shapes],
             "output": self.output, "output_shape": None if self.output_shape is None else json_shape(self.output_shape),
             "kind": self.kind, "target": self.target, "rule": self.rule, "reason": self.reason, "fix": self.fix,
-            "deviations": [d.to_dict() for d in self.deviations],
+            "deviations": [d.to_dict() for d in self.deviations], "path": list(self.path or (self.node,)),
         }
 
     def __str__(self) -> str:
@@ -144,7 +156,8 @@ class Site:
     shapes: tuple
     attrs: dict
     spec: object = None  # the Plan, or the BroadcastError / InputError of the node's own rule
-    label: str = ""
+    label: str = ""  # its path, joined by "/" (bcast.lint_graphs)
+    path: tuple = ()
     unknown: tuple = ()  # inputs whose shape is not known
     key: tuple | None = None  # what its checks depend on (see _key)
 
@@ -233,13 +246,15 @@ def _spec(site: Site):
     return result
 
 
-def sites(model, shapes: Shapes):
-    """Walk the main graph once, in order: yields ``(index, node, site)`` for every node,
+def sites(model, shapes: Shapes, prefix: tuple = ()):
+    """Walk one graph once, in order (``model``: a model, its main graph, or a graph of ``shapes``'s
+    scope, with ``prefix`` the path to it): yields ``(index, node, site)`` for every node,
     ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
     resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
-    for i, node in enumerate(model.graph.node):
+    graph = model.graph if isinstance(model, onnx.ModelProto) else model
+    for i, node in enumerate(graph.node):
         kind = (node.op_type, node.domain)
         found = resolved.get(kind, False)
         if found is False:
@@ -261,8 +276,9 @@ def sites(model, shapes: Shapes):
                 dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
             except InputError as e:
                 refused = e
+        path = (*prefix, node_label(node, i))
         site = Site(i, node, op, version, opset, tuple(names), tuple(dims), _attrs(node, op, version),
-                    label=node_label(node, i))
+                    label="/".join(path), path=path)
         site.unknown = () if refused else tuple(n for n, s in zip(names, dims) if s is None)
         site.key = _key(site)
         if refused:
@@ -298,7 +314,8 @@ class _Target:
 
     name = ""
 
-    def __init__(self, shapes: Shapes, model) -> None:
+    def __init__(self, shapes: Shapes, graph, parent: "_Target | None" = None) -> None:
+        """``graph``: the graph walked (a subgraph of ``parent``'s, or a function's body)."""
         self.shapes = shapes
 
     def visit(self, node, site) -> None:
@@ -311,6 +328,11 @@ class _Target:
     def check(self, site: Site) -> list:
         return []
 
+    def route(self, site: Site) -> str | None:
+        """The op the target's runtime runs the node as, as the deviation registry spells it (None: none
+        that the registry's value records name)."""
+        return None
+
     def notes(self, result, op=None, op_attrs=None) -> tuple:
         prefixes = _RUNTIMES[self.name]
         return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
@@ -321,6 +343,9 @@ class _Target:
 
 class _Onnx(_Target):
     name = "onnx"
+
+    def route(self, site: Site) -> str | None:
+        return site.op.name
 
     def check(self, site: Site) -> list:
         plan = site.plan
@@ -341,6 +366,11 @@ class _Onnx(_Target):
 
 class _OpenVINO(_Target):
     name = "openvino"
+
+    def route(self, site: Site) -> str | None:
+        if site.op.name == "Mod":
+            return "Mod" if site.attrs.get("fmod") else "FloorMod"
+        return OPENVINO_OPS.get(site.op.name)
 
     def check(self, site: Site) -> list:
         plan = site.plan
@@ -434,11 +464,12 @@ def _batch_moves(node, shapes: Shapes, b: int):
 class _Ncnn(_Target):
     name = "ncnn"
 
-    def __init__(self, shapes: Shapes, model) -> None:
-        super().__init__(shapes, model)
-        consts = set(map(_NAME, model.graph.initializer))
-        self.batch = {}  # value name -> its batch axis (absent: a constant, no batch axis)
-        for name in map(_NAME, model.graph.input):
+    def __init__(self, shapes: Shapes, graph, parent=None) -> None:
+        super().__init__(shapes, graph, parent)
+        consts = set(map(_NAME, graph.initializer))
+        # value name -> its batch axis (absent: a constant, no batch axis); a subgraph sees the outer ones
+        self.batch = {} if parent is None else ChainMap({}, parent.batch)
+        for name in map(_NAME, graph.input):
             if name not in consts:
                 s = shapes.get(name)
                 if s is None or len(s) >= 1:
@@ -465,11 +496,15 @@ class _Ncnn(_Target):
             where = None
             if plan is not None:
                 k, b = batched[0]
-                where = plan.axis_maps[k][b] if k < len(plan.axis_maps) else None
+                where = plan.axis_maps[k][b] if k < len(plan.axis_maps) and b < len(plan.axis_maps[k]) else None
             elif site.shapes and site.shapes[0] is not None:
                 where = 0
-        if where is not None:
-            batch.update(dict.fromkeys(filter(None, node.output), where))
+        if where is None:
+            return
+        for out in filter(None, node.output):
+            shape = self.shapes.get(out)
+            if shape is None or where < len(shape):  # a reduction to rank 0 (keepdims=0) has no batch axis left
+                batch[out] = where
 
     def context(self, site: Site) -> tuple:
         return tuple(self.batch.get(n) for n in site.inputs)
@@ -545,7 +580,15 @@ def _ncnn_fix(plan: Plan, batch) -> str:
 
 
 _TARGETS = {"onnx": _Onnx, "ncnn": _Ncnn, "openvino": _OpenVINO}
-assert tuple(_TARGETS) == TARGETS
+
+
+def _target(name: str) -> type:
+    """The checks of a target (those of a module of their own are imported when first used)."""
+    if name == "onnx2ncnn":
+        from .lint_onnx2ncnn import Onnx2ncnn
+
+        return Onnx2ncnn
+    return _TARGETS[name]
 
 
 # --------------------------------------------------------------------------- the entry points
@@ -586,7 +629,8 @@ def _make(site: Site, target: str, row) -> Finding:
     kind, rule, reason, fix, notes = row
     out = site.node.output[0] if site.node.output else ""
     return Finding(site.label, site.op.name, site.opset, site.inputs, site.shapes, out,
-                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes))
+                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes),
+                   site.path)
 
 
 @dataclass
@@ -618,11 +662,26 @@ def lint_report(model, target: str = "onnx") -> Report:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
     proto = load(model)
     shapes = Shapes(proto)
-    checker = _TARGETS[target](shapes, proto)
-    report = Report(target, shapes.opset, len(proto.graph.node), 0)
-    failed = {}  # output name -> label of the node that made it without a plan
-    for _, node, site in sites(proto, shapes):
+    report = Report(target, shapes.opset, 0, 0)
+    walk = Walk(proto)
+    walk.count(proto.graph)
+    _lint_graph(proto.graph, shapes, _target(target)(shapes, proto.graph), (), walk, report, {})
+    return report
+
+
+def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Walk, report: Report,
+                failed: dict) -> None:
+    """Lint one graph (and, depth first, the graphs inside its nodes) into ``report``.  ``failed``: output
+    name -> label of the node that made it without a plan."""
+    target = checker.name
+    report.nodes += len(graph.node)
+    for i, node, site in sites(graph, shapes, prefix):
         checker.visit(node, site)
+        if node.attribute or node.domain:  # If/Loop/Scan, a local function's call
+            here = (*prefix, node_label(node, i))
+            for name, sub, inner, nested in walk.scopes(node, i, shapes):
+                _lint_graph(sub, inner, type(checker)(inner, sub, checker if nested else None),
+                            (*here, name), walk, report, failed)
         if site is None:
             continue
         report.checked += 1
@@ -635,10 +694,11 @@ def lint_report(model, target: str = "onnx") -> Report:
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
+            rows += value_rows(_DECISIVE[target], checker.route(site), tuple(map(shapes.elem_type, site.inputs)),
+                               site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
-    return report
 
 
 def lint(model, target: str = "onnx") -> list:

@@ -45,12 +45,14 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 from ._format import format_shape
 from .errors import InputError
+from .lint_graphs import Walk, subgraphs
 from .linter import lint, sites
+from .models import node_label
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 
 __all__ = ["TARGETS", "Rewrite", "rewrite"]
 
-TARGETS = ("onnx", "ncnn")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn")
 #: The opset the legacy forms are upgraded to (the first with numpy broadcasting).
 UPGRADE_OPSET = 7
 
@@ -72,15 +74,20 @@ class Rewrite:
 
 
 class _Names:
-    """Fresh value and node names, unlike any in the graph."""
+    """Fresh value and node names, unlike any in the model's graphs (subgraphs see the outer names)."""
 
-    def __init__(self, graph) -> None:
-        self.used = {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
-        self.used |= {t.name for t in graph.initializer}
-        for n in graph.node:
-            self.used.update(n.input)
-            self.used.update(n.output)
-            self.used.add(n.name)
+    def __init__(self, model) -> None:
+        self.used = set()
+        stack = [model.graph]
+        while stack:
+            graph = stack.pop()
+            self.used |= {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
+            self.used |= {t.name for t in graph.initializer}
+            for n in graph.node:
+                self.used.update(n.input)
+                self.used.update(n.output)
+                self.used.add(n.name)
+                stack += [g for _, g in subgraphs(n)]
 
     def fresh(self, base: str) -> str:
         k = 0
@@ -92,12 +99,12 @@ class _Names:
 
 
 class _Editor:
-    """Builds the new node list: each node, with the Unsqueezes it needs just before it."""
+    """Builds one graph's new node list: each node, with the Unsqueezes it needs just before it."""
 
-    def __init__(self, model) -> None:
-        self.model = model
-        self.opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-        self.names = _Names(model.graph)
+    def __init__(self, graph, opset: int, names: _Names) -> None:
+        self.graph = graph
+        self.opset = opset
+        self.names = names
         self.nodes = []
         self.inits = []
         self.made = {}  # (value, axes) -> the Unsqueeze's output (shared by the nodes that need it)
@@ -117,12 +124,38 @@ class _Editor:
         self.made[(value, axes)] = out
         return out
 
+    def reshape(self, value: str, shape: tuple) -> str:
+        """``value`` reshaped to ``shape`` (static but for one dim, -1) by a Reshape with a constant shape."""
+        key = (value, "reshape", shape)
+        if key in self.made:
+            return self.made[key]
+        out = self.names.fresh(value)
+        name = self.names.fresh(f"{value}_reshape")
+        dims = [d if type(d) is int else -1 for d in shape]
+        if self.opset >= 5:  # the shape is an input from Reshape-5
+            shape_name = self.names.fresh(f"{value}_shape")
+            self.inits.append(numpy_helper.from_array(_int64(dims), shape_name))
+            node = helper.make_node("Reshape", [value, shape_name], [out], name=name)
+        else:
+            node = helper.make_node("Reshape", [value], [out], name=name, shape=dims)
+        self.nodes.append(node)
+        self.made[key] = out
+        return out
+
+    def reshaped(self, tensor, shape: tuple) -> str:
+        """A new initializer: ``tensor``'s elements with ``shape``."""
+        key = (tensor.name, "initializer", shape)
+        if key not in self.made:
+            name = self.names.fresh(tensor.name)
+            self.inits.append(numpy_helper.from_array(numpy_helper.to_array(tensor).reshape(shape), name))
+            self.made[key] = name
+        return self.made[key]
+
     def finish(self):
-        g = self.model.graph
+        g = self.graph
         del g.node[:]
         g.node.extend(self.nodes)
         g.initializer.extend(self.inits)
-        return self.model
 
 
 def _int64(values):
@@ -151,19 +184,81 @@ def _align_inputs(site, node, editor: _Editor, changes: list) -> None:
             changes.append(_describe(site, i, plan, plan.aligned_shape(i)))
 
 
+def _walk(model, shapes: Shapes, edit, checker=None) -> tuple:
+    """Rewrite every graph of ``model`` (the main graph, then each subgraph, depth first: not the bodies of
+    local functions, which every call shares) with ``edit(site, node, editor, changes, blocked, checker)``
+    for each broadcasting node (``node``: its copy, to edit).  ``checker``: a lint target that sees every
+    node (rewrite's view of the model is lint's).  Returns ``(changes, blocked)``."""
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    names, walk, changes, blocked = _Names(model), Walk(model), [], []
+
+    def graph(g, shapes, checker, prefix):
+        editor = _Editor(g, opset, names)
+        for i, node, site in sites(g, shapes, prefix):
+            new = _copy(node)
+            if checker is not None:
+                checker.visit(node, site)
+            if site is not None:
+                edit(site, new, editor, changes, blocked, checker)
+            if node.attribute:
+                here = (*prefix, node_label(node, i))
+                for name, sub, inner, nested in walk.scopes(node, i, shapes, edit=new, functions=False):
+                    graph(sub, inner, None if checker is None else type(checker)(inner, sub, checker), (*here, name))
+            editor.nodes.append(new)
+        editor.finish()
+
+    graph(model.graph, shapes, checker, ())
+    return changes, blocked
+
+
+def _ncnn_edit(site, node, editor, changes, blocked, checker) -> None:
+    if site.op.name in NCNN_BINARYOPS and site.plan is not None and len(site.inputs) == 2:
+        _align_inputs(site, node, editor, changes)
+        if site.legacy:  # equal ranks: B starts at axis 0, which is the default
+            _drop_attrs(node, ("axis",))
+
+
 def _ncnn(model):
     """Every BinaryOp-bound node gets inputs of equal ranks."""
+    changes, _ = _walk(model, Shapes(model), _ncnn_edit)
+    return model, changes, []
+
+
+def _onnx2ncnn_edit(site, node, editor, changes, blocked, checker) -> None:
+    """A node lint flags for onnx2ncnn, that a reshape makes right: its initializers reshaped to their aligned
+    shapes (new initializers), its computed inputs Reshaped; nothing else is touched."""
+    if site.plan is None or not any(kind in ("differs", "unsupported") for kind, *_ in checker.check(site)):
+        return
+    steps = checker.steps(site)
+    if steps is None:
+        return
+    for i, shape, how in steps:
+        name = site.inputs[i]
+        if how == "initializer" and name in checker.shapes.initializers:
+            node.input[i] = editor.reshaped(checker.shapes.initializers[name], shape)
+            what = "initializer"
+        else:
+            node.input[i] = editor.reshape(name, shape)
+            what = "Reshape"
+        changes.append(f"{site.label}: {what} {site.plan.names[i]} {name} {format_shape(site.plan.inputs[i])} "
+                       f"-> {format_shape(shape)}")
+
+
+def _onnx2ncnn(model):
+    """The nodes lint flags for onnx2ncnn, with reshaped initializers and Reshapes (see the module docstring)."""
+    from .lint_onnx2ncnn import Onnx2ncnn
+
     shapes = Shapes(model)
-    editor, changes = _Editor(model), []
-    for _, node, site in sites(model, shapes):
-        node = _copy(node)
-        if (site is not None and site.op.name in NCNN_BINARYOPS and site.plan is not None
-                and len(site.inputs) == 2):
-            _align_inputs(site, node, editor, changes)
-            if site.legacy:  # equal ranks: B starts at axis 0, which is the default
-                _drop_attrs(node, ("axis",))
-        editor.nodes.append(node)
-    return editor.finish(), changes, []
+    changes, _ = _walk(model, shapes, _onnx2ncnn_edit, Onnx2ncnn(shapes, model.graph))
+    return model, changes, []
+
+
+def _onnx_edit(site, node, editor, changes, blocked, checker) -> None:
+    if site.version.rule == "onnx-legacy":
+        if site.plan is None:
+            blocked.append(site)
+        else:
+            _upgrade_legacy(site, node, editor, changes)
 
 
 def _onnx(model):
@@ -171,18 +266,9 @@ def _onnx(model):
     shapes = Shapes(model)
     if shapes.opset >= UPGRADE_OPSET:
         return model, [], []
-    editor, changes, blocked = _Editor(model), [], []
-    for _, node, site in sites(model, shapes):
-        node = _copy(node)
-        if site is not None and site.version.rule == "onnx-legacy":
-            if site.plan is None:
-                blocked.append(site)
-            else:
-                _upgrade_legacy(site, node, editor, changes)
-        editor.nodes.append(node)
+    changes, blocked = _walk(model, shapes, _onnx_edit)
     if blocked:
         return model, changes, blocked
-    model = editor.finish()
     outputs = {v.name for v in model.graph.output}
     model.graph.value_info.extend(v for v in shapes.value_infos() if v.name not in outputs)  # the converter needs them
     try:
@@ -215,7 +301,7 @@ def _copy(node):
     return new
 
 
-_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn}
+_REWRITERS = {"onnx": _onnx, "ncnn": _ncnn, "onnx2ncnn": _onnx2ncnn}
 assert tuple(_REWRITERS) == TARGETS
 
 
@@ -248,12 +334,13 @@ def rewrite(model, target: str, out=None, *, force: bool = False) -> Rewrite:
     if target not in TARGETS:
         raise InputError(f"unknown rewrite target {target!r}; the targets are: {', '.join(TARGETS)}")
     source = None if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    original = load(model)
     proto = onnx.ModelProto()
-    proto.CopyFrom(load(model))
+    proto.CopyFrom(original)
     new, changes, blocked = _REWRITERS[target](proto)
     if blocked:  # the findings that stop the upgrade: the nodes' own lint findings
         labels = {s.label for s in blocked}
-        return Rewrite(target, None, changes, [f for f in lint(proto, target) if f.node in labels])
+        return Rewrite(target, None, changes, [f for f in lint(original, target) if f.node in labels])
     report = Rewrite(target, new, changes, lint(new, target))
     if out is not None:
         report.out = save_atomic(new, out, source=source, force=force)
