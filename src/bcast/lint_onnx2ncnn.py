@@ -39,8 +39,6 @@ from __future__ import annotations
 
 from collections import ChainMap
 
-from onnx import numpy_helper
-
 from ._format import format_shape
 from .errors import BroadcastError
 from .linter import _Target, _blob_text
@@ -302,7 +300,3 @@ def _misaligned(plan, q) -> str:
             out.append(f"{plan.names[i]} as {format_shape(b)}, not {format_shape(a)}")
     return "; ".join(out)
 
-
-def reshaped_initializer(tensor, shape, name: str):
-    """A copy of initializer ``tensor`` with ``shape`` (same elements), named ``name``."""
-    return numpy_helper.from_array(numpy_helper.to_array(tensor).reshape(shape), name)
