@@ -142,12 +142,12 @@ class _Editor:
         self.made[key] = out
         return out
 
-    def reshaped(self, tensor, shape: tuple) -> str:
-        """A new initializer: ``tensor``'s elements with ``shape``."""
-        key = (tensor.name, "initializer", shape)
+    def reshaped(self, value: str, array, shape: tuple) -> str:
+        """A new initializer: the elements of initializer ``value`` (``array``) with ``shape``."""
+        key = (value, "initializer", shape)
         if key not in self.made:
-            name = self.names.fresh(tensor.name)
-            self.inits.append(numpy_helper.from_array(numpy_helper.to_array(tensor).reshape(shape), name))
+            name = self.names.fresh(value)
+            self.inits.append(numpy_helper.from_array(array.reshape(shape), name))
             self.made[key] = name
         return self.made[key]
 
@@ -232,16 +232,28 @@ def _onnx2ncnn_edit(site, node, editor, changes, blocked, checker) -> None:
     steps = checker.steps(site)
     if steps is None:
         return
+    arrays = {}  # the initializers whose elements fill the new shape (a Constant's value: a Reshape, folded too)
+    for i, shape, how in steps:
+        array = checker.shapes.constant(site.inputs[i]) if how == "initializer" else None
+        if array is not None and array.size == _size(shape):
+            arrays[i] = array
     for i, shape, how in steps:
         name = site.inputs[i]
-        if how == "initializer" and name in checker.shapes.initializers:
-            node.input[i] = editor.reshaped(checker.shapes.initializers[name], shape)
+        if i in arrays:
+            node.input[i] = editor.reshaped(name, arrays[i], shape)
             what = "initializer"
         else:
             node.input[i] = editor.reshape(name, shape)
             what = "Reshape"
         changes.append(f"{site.label}: {what} {site.plan.names[i]} {name} {format_shape(site.plan.inputs[i])} "
                        f"-> {format_shape(shape)}")
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _onnx2ncnn(model):
