@@ -72,6 +72,7 @@ EPILOG_LINT = """\
 examples:
   bcast lint model.onnx                            the spec, and onnxruntime's deviations
   bcast lint model.onnx --target ncnn              what ncnn computes wrong or cannot compute
+  bcast lint model.onnx --target onnx2ncnn         the same, converted by ncnn's legacy onnx2ncnn
   bcast lint model.onnx --target openvino --json
 
 exit status: 0 no findings, 1 findings, 2 bad input (not a whole ONNX model, external data outside its folder)
@@ -81,6 +82,7 @@ EPILOG_REWRITE = """\
 examples:
   bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
   bcast rewrite model.onnx --target ncnn -o ncnn.onnx  equal ranks for every BinaryOp
+  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx  reshaped initializers for the nodes lint flags
 
 exit status: 0 written, nothing left; 1 findings left (written, or not when a legacy node has no upgrade);
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
@@ -178,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lint", help="check every broadcasting node of an ONNX model for a target runtime",
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
-                       "the target. Needs the onnx package.",
+                       "the target, or run through a kernel that computes other values on some inputs. Every graph "
+                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", default="onnx", choices=LINT_TARGETS, help="the runtime (default onnx)")
@@ -186,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
-                       "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks. Needs the onnx package.",
+                       "to opset 7; --target ncnn gives every BinaryOp inputs of equal ranks; --target onnx2ncnn reshapes the "
+                       "operands of the nodes lint flags (initializers folded, computed ones by a Reshape). Every "
+                       "graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS)

@@ -35,7 +35,8 @@ shape, the kind, a reason, a fix, and the runtime deviations of the target
 that bear on it (:mod:`bcast.deviations`).
 
 Targets: ``onnx`` (the spec, and onnxruntime's deviations), ``openvino`` (its
-ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn`` (the
+ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``onnx2ncnn``
+(ncnn's legacy converter: :mod:`bcast.lint_onnx2ncnn`), ``ncnn`` (the
 ops onnx2ncnn/pnnx turn into a BinaryOp, :data:`bcast.ncnn.FROM_ONNX`, under
 the ``ncnn`` rule).  ncnn's layout, as pnnx and onnx2ncnn map ONNX tensors:
 every tensor computed from a graph input (not an initializer) has a batch axis,
