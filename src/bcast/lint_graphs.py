@@ -28,9 +28,17 @@ from onnx import helper
 from .errors import InputError
 from .models import MAX_NODES, DEFAULT_DOMAINS
 
-__all__ = ["Walk", "subgraphs"]
+__all__ = ["Walk", "holds_graphs", "subgraphs"]
 
 _A = onnx.AttributeProto
+#: ONNX's own ops that hold graphs (as bcast.models reads them); any op of another domain may, or may be a
+#: local function's call.
+_GRAPH_OPS = frozenset(("If", "Loop", "Scan", "SequenceMap"))
+
+
+def holds_graphs(node) -> bool:
+    """Whether ``node`` may hold a graph or call a local function (the others are not looked into)."""
+    return node.op_type in _GRAPH_OPS or node.domain not in DEFAULT_DOMAINS
 
 
 def subgraphs(node):

@@ -123,32 +123,41 @@ class Onnx2ncnn(_Target):
 
     def _follow(self, node, site) -> None:
         """The blobs of the node's outputs, where they are not the default (see :meth:`blob`)."""
-        out, ins = node.output[0], [n for n in node.input if n]
-        if node.op_type == "Unsqueeze" and ins and self.shapes.get(ins[0]) is not None:
-            b = self.blob(ins[0], self.shapes.get(ins[0]))
-            axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), [])  # an axes input: not read
-            b = list(b)
-            for a in sorted(a - 1 if a > 0 else a for a in axes):
-                b.insert(a if a >= 0 else len(b) + a + 1, 1)
-            self.blobs[out] = tuple(b)
-        elif node.op_type not in ("Constant", "Reshape") and ins and all(map(self._derived, ins)):
-            if site is not None and site.plan is not None and len(ins) == 2:
-                blobs = [self.blob(n, s) for n, s in zip(site.inputs, site.plan.inputs)]
-                self.blobs[out] = infer(*blobs, rule="ncnn").shape
-            elif site is None and self.shapes.get(out) == self.shapes.get(ins[0]) is not None:
-                self.blobs[out] = self.blob(ins[0], self.shapes.get(ins[0]))  # element-wise (Sqrt, Neg...)
-        if node.op_type == "Constant":
+        op, inputs, out = node.op_type, node.input, node.output[0]
+        if op == "Constant":
             t = next((a.t for a in node.attribute if a.name == "value" and a.HasField("t")), None)
             if t is not None:
-                self.weights[node.output[0]] = tuple(t.dims)
+                self.weights[out] = tuple(t.dims)
             elif node.attribute and node.attribute[0].name in ("value_float", "value_int"):
-                self.weights[node.output[0]] = ()
+                self.weights[out] = ()
             elif node.attribute and node.attribute[0].name in ("value_floats", "value_ints"):
-                self.weights[node.output[0]] = (len(node.attribute[0].floats or node.attribute[0].ints),)
-        elif node.op_type == "Reshape" and node.input and node.input[0] in self.weights:
-            shape = self.shapes.get(node.output[0])
-            if shape is not None and all(type(d) is int for d in shape):
-                self.weights[node.output[0]] = shape
+                self.weights[out] = (len(node.attribute[0].floats or node.attribute[0].ints),)
+            return
+        first = inputs[0] if inputs else ""
+        if not first:
+            return
+        if op == "Unsqueeze":
+            shape = self.shapes.get(first)
+            if shape is not None:
+                b = list(self.blob(first, shape))
+                axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), [])  # an axes input: not read
+                for a in sorted(a - 1 if a > 0 else a for a in axes):
+                    b.insert(a if a >= 0 else len(b) + a + 1, 1)
+                self.blobs[out] = tuple(b)
+        elif op == "Reshape":
+            if first in self.weights:  # fuse_weight_reshape
+                shape = self.shapes.get(out)
+                if shape is not None and all(type(d) is int for d in shape):
+                    self.weights[out] = shape
+        elif self._derived(first) and all(map(self._derived, filter(None, inputs))):
+            if site is not None:
+                if site.plan is not None and len(site.inputs) == 2:
+                    blobs = [self.blob(n, s) for n, s in zip(site.inputs, site.plan.inputs)]
+                    self.blobs[out] = infer(*blobs, rule="ncnn").shape
+            else:
+                shape = self.shapes.get(first)
+                if shape is not None and self.shapes.get(out) == shape:
+                    self.blobs[out] = self.blob(first, shape)  # element-wise (Sqrt, Neg...)
 
     def route(self, site):
         op = BINARYOPS.get(site.op.name)

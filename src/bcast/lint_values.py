@@ -58,14 +58,19 @@ def _records(prefixes: tuple) -> dict:
     return found
 
 
-def value_rows(prefixes: tuple, op: str | None, types: tuple, onnx_op: str) -> list:
+def value_rows(prefixes: tuple, op: str | None, types, onnx_op: str) -> list:
     """The ``values`` rows for a node that the target runs as ``op`` (None: a kernel the registry does not
-    name), with input element types ``types``, on the runtimes whose names start with ``prefixes``."""
+    name), with input element types ``types()`` (called only when a record concerns the op), on the
+    runtimes whose names start with ``prefixes``."""
     if op is None:
         return []
     table = _records(prefixes)
+    records = (*table.get(op, ()), *table.get("*", ()))
+    if not records:
+        return []
+    types = types()
     rows = []
-    for dev in (*table.get(op, ()), *table.get("*", ())):
+    for dev in records:
         concerns = ELEMENT_TYPES.get(dev.id)
         if concerns is not None and not concerns(types):
             continue

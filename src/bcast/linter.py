@@ -77,7 +77,7 @@ from .errors import BroadcastError, InputError
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
 from .lint_findings import Finding, Report, format_finding
-from .lint_graphs import Walk
+from .lint_graphs import Walk, holds_graphs
 from .lint_values import OPENVINO_OPS, value_rows
 from .plan import Plan
 from .rules import infer
@@ -612,7 +612,7 @@ def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Wa
     report.nodes += len(graph.node)
     for i, node, site in sites(graph, shapes, prefix):
         checker.visit(node, site)
-        if node.attribute or node.domain:  # If/Loop/Scan, a local function's call
+        if holds_graphs(node):  # If/Loop/Scan, a local function's call
             here = (*prefix, node_label(node, i))
             for name, sub, inner, nested in walk.scopes(node, i, shapes):
                 _lint_graph(sub, inner, type(checker)(inner, sub, checker if nested else None),
@@ -629,8 +629,8 @@ def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Wa
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
-            rows += value_rows(_DECISIVE[target], checker.route(site), tuple(map(shapes.elem_type, site.inputs)),
-                               site.op.name)
+            rows += value_rows(_DECISIVE[target], checker.route(site),
+                               lambda: tuple(map(shapes.elem_type, site.inputs)), site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]

@@ -45,7 +45,7 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 from ._format import format_shape
 from .errors import InputError
-from .lint_graphs import Walk, subgraphs
+from .lint_graphs import Walk, holds_graphs, subgraphs
 from .linter import lint, sites
 from .models import node_label
 from .ncnn import FROM_ONNX as NCNN_BINARYOPS
@@ -200,7 +200,7 @@ def _walk(model, shapes: Shapes, edit, checker=None) -> tuple:
                 checker.visit(node, site)
             if site is not None:
                 edit(site, new, editor, changes, blocked, checker)
-            if node.attribute:
+            if holds_graphs(node):
                 here = (*prefix, node_label(node, i))
                 for name, sub, inner, nested in walk.scopes(node, i, shapes, edit=new, functions=False):
                     graph(sub, inner, None if checker is None else type(checker)(inner, sub, checker), (*here, name))
