@@ -210,3 +210,37 @@ def test_rank0_and_rank1_operands_fuzz_every_target(op):
                             report = lint_report(m, target)  # no exception
                             assert all(f.kind in KINDS for f in report.findings)
                             json.dumps(report.to_dict("m"))
+
+
+def _scale_calls(second_shape):
+    """Function Scale (a Mul) called by Call_4 with (x, w (4,5)) and by Call_5 with (x, v ``second_shape``)."""
+    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"],
+                              [helper.make_node("Mul", ["a", "b"], ["o"], name="Mul_0")], [helper.make_opsetid("", OPSET)])
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "w")
+    v = numpy_helper.from_array(rng.standard_normal(second_shape).astype(np.float32), "v")
+    g = helper.make_graph([helper.make_node("Scale", ["x", "w"], ["y"], name="Call_4", domain="my"),
+                           helper.make_node("Scale", ["x", "v"], ["z"], name="Call_5", domain="my")],
+                          "g", [_vi("x", [1, 5, 4, 5])], [_vi("y", [1, 5, 4, 5]), _vi("z", [1, 5, 4, 5])], [w, v])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("my", 1)],
+                             functions=[fn])
+
+
+@pytest.mark.parametrize("target", ["ncnn", "onnx2ncnn"])
+def test_rewrite_of_a_function_body_that_every_call_needs_alike(target):
+    m = _scale_calls((4, 5))
+    assert [f.node for f in lint(m, target)] == ["Call_4/Scale/Mul_0", "Call_5/Scale/Mul_0"]
+    r = rewrite(m, target)
+    assert r.findings == []
+    assert r.changes[0].startswith("Call_4/Scale/Mul_0: ") and r.changes[-1] == "function Scale: rewritten once for its 2 calls"
+    body = [n.op_type for n in r.model.functions[0].node]
+    assert body[-1] == "Mul" and "Constant" in body  # a function has no initializers: its constants are nodes
+    x = np.random.default_rng(2).standard_normal((1, 5, 4, 5)).astype(np.float32)
+    a, b = run_ort(m, {"x": x}), run_ort(r.model, {"x": x})
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_function_whose_calls_need_different_edits_is_left_and_stays_a_finding():
+    m = _scale_calls((1, 1, 4, 5))
+    r = rewrite(m, "ncnn")
+    assert r.changes == [] and [f.node for f in r.findings] == ["Call_4/Scale/Mul_0"]

@@ -102,6 +102,13 @@ class Onnx2ncnn(_Target):
         self.graph = graph
         self.next_op = {}  # output name -> op of the node right after its maker, when that node reads it
 
+    def bind(self, caller, formals: dict) -> None:
+        for formal, actual in formals.items():
+            if actual in caller.weights:
+                self.weights[formal] = caller.weights[actual]
+            if actual in caller.blobs:
+                self.blobs[formal] = caller.blobs[actual]
+
     def blob(self, name: str, shape: tuple) -> tuple:
         """The blob ncnn holds for value ``name`` of ONNX shape ``shape`` (raises _Unconvertible)."""
         if name in self.blobs:

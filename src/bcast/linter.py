@@ -272,6 +272,17 @@ class _Target:
     def visit(self, node, site) -> None:
         pass
 
+    def child(self, shapes: Shapes, graph, nested: bool, call=None) -> "_Target":
+        """The checks of a graph inside node ``call``: a subgraph (``nested``: it sees this scope), or the
+        body of the local function it calls (its inputs bound to the call's, :meth:`bind`)."""
+        inner = type(self)(shapes, graph, self if nested else None)
+        if not nested:
+            inner.bind(self, {f.name: a for f, a in zip(graph.input, call.input) if a})
+        return inner
+
+    def bind(self, caller: "_Target", formals: dict) -> None:
+        """What the caller knows of the values a function's inputs (``formals``: formal -> actual) are."""
+
     def context(self, site: Site) -> tuple:
         """What the target's checks of a site depend on besides the site's shapes and attributes."""
         return ()
@@ -457,6 +468,13 @@ class _Ncnn(_Target):
             if shape is None or where < len(shape):  # a reduction to rank 0 (keepdims=0) has no batch axis left
                 batch[out] = where
 
+    def bind(self, caller, formals: dict) -> None:
+        for formal, actual in formals.items():
+            if actual in caller.batch:
+                self.batch[formal] = caller.batch[actual]
+            else:
+                self.batch.pop(formal, None)
+
     def context(self, site: Site) -> tuple:
         return tuple(self.batch.get(n) for n in site.inputs)
 
@@ -615,7 +633,7 @@ def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Wa
         if holds_graphs(node):  # If/Loop/Scan, a local function's call
             here = (*prefix, node_label(node, i))
             for name, sub, inner, nested in walk.scopes(node, i, shapes):
-                _lint_graph(sub, inner, type(checker)(inner, sub, checker if nested else None),
+                _lint_graph(sub, inner, checker.child(inner, sub, nested, node),
                             (*here, name), walk, report, failed)
         if site is None:
             continue

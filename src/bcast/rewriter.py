@@ -17,6 +17,13 @@
   cannot compute (rank > 4, across the batch axis) stays in the report's
   findings.
 
+Every graph is rewritten: the main graph, If/Loop/Scan bodies (nested too), and the body of
+a model-local function when every call of it asks for the same edits (its constants are then
+Constant nodes); a finding's path names where (:mod:`bcast.lint_graphs`).  ``target="onnx2ncnn"``
+(:mod:`bcast.lint_onnx2ncnn`) reshapes the operands of the nodes lint flags: an initializer
+into a new initializer of its aligned shape, a computed operand by a Reshape with a constant
+shape; nothing else is touched.
+
 Graph input and output names stay; the new values and nodes get fresh names.
 The output is written atomically and never over the input model.
 
@@ -76,9 +83,9 @@ class Rewrite:
 class _Names:
     """Fresh value and node names, unlike any in the model's graphs (subgraphs see the outer names)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, *graphs) -> None:
         self.used = set()
-        stack = [model.graph]
+        stack = list(graphs)
         while stack:
             graph = stack.pop()
             self.used |= {v.name for v in (*graph.input, *graph.output, *graph.value_info)}
@@ -101,13 +108,23 @@ class _Names:
 class _Editor:
     """Builds one graph's new node list: each node, with the Unsqueezes it needs just before it."""
 
-    def __init__(self, graph, opset: int, names: _Names) -> None:
+    def __init__(self, graph, opset: int, names: _Names, constants: bool = False) -> None:
         self.graph = graph
         self.opset = opset
         self.names = names
+        self.constants = constants  # a function's body has no initializers: Constant nodes instead
         self.nodes = []
         self.inits = []
+        self.originals = {}  # index in nodes -> index of the graph's node it is (a copy of)
         self.made = {}  # (value, axes) -> the Unsqueeze's output (shared by the nodes that need it)
+
+    def const(self, array, name: str) -> None:
+        """A constant tensor named ``name``: an initializer, or in a function's body a Constant node."""
+        tensor = numpy_helper.from_array(array, name)
+        if self.constants:
+            self.nodes.append(helper.make_node("Constant", [], [name], name=self.names.fresh(name), value=tensor))
+        else:
+            self.inits.append(tensor)
 
     def unsqueeze(self, value: str, axes: tuple) -> str:
         if (value, axes) in self.made:
@@ -116,7 +133,7 @@ class _Editor:
         name = self.names.fresh(f"{value}_unsqueeze")
         if self.opset >= 13:  # axes is an input from Unsqueeze-13
             axes_name = self.names.fresh(f"{value}_axes")
-            self.inits.append(numpy_helper.from_array(_int64(axes), axes_name))
+            self.const(_int64(axes), axes_name)
             node = helper.make_node("Unsqueeze", [value, axes_name], [out], name=name)
         else:
             node = helper.make_node("Unsqueeze", [value], [out], name=name, axes=list(axes))
@@ -134,7 +151,7 @@ class _Editor:
         dims = [d if type(d) is int else -1 for d in shape]
         if self.opset >= 5:  # the shape is an input from Reshape-5
             shape_name = self.names.fresh(f"{value}_shape")
-            self.inits.append(numpy_helper.from_array(_int64(dims), shape_name))
+            self.const(_int64(dims), shape_name)
             node = helper.make_node("Reshape", [value, shape_name], [out], name=name)
         else:
             node = helper.make_node("Reshape", [value], [out], name=name, shape=dims)
@@ -147,7 +164,7 @@ class _Editor:
         key = (value, "initializer", shape)
         if key not in self.made:
             name = self.names.fresh(value)
-            self.inits.append(numpy_helper.from_array(array.reshape(shape), name))
+            self.const(array.reshape(shape), name)
             self.made[key] = name
         return self.made[key]
 
@@ -184,31 +201,79 @@ def _align_inputs(site, node, editor: _Editor, changes: list) -> None:
             changes.append(_describe(site, i, plan, plan.aligned_shape(i)))
 
 
-def _walk(model, shapes: Shapes, edit, checker=None) -> tuple:
-    """Rewrite every graph of ``model`` (the main graph, then each subgraph, depth first: not the bodies of
-    local functions, which every call shares) with ``edit(site, node, editor, changes, blocked, checker)``
-    for each broadcasting node (``node``: its copy, to edit).  ``checker``: a lint target that sees every
-    node (rewrite's view of the model is lint's).  Returns ``(changes, blocked)``."""
+def _walk(model, shapes: Shapes, edit, checker=None, functions: bool = False) -> tuple:
+    """Rewrite every graph of ``model`` (the main graph, then each subgraph, depth first) with
+    ``edit(site, node, editor, changes, blocked, checker)`` for each broadcasting node (``node``: its copy,
+    to edit).  ``checker``: a lint target that sees every node (rewrite's view of the model is lint's).
+    ``functions``: the body of a local function is rewritten too, when every call of it asks for the same
+    edits (its calls share it; else it stays, and lint's findings name it).  Returns ``(changes, blocked)``."""
     opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-    names, walk, changes, blocked = _Names(model), Walk(model), [], []
+    names, walk, changes, blocked = _Names(model.graph), Walk(model), [], []
+    calls = {}  # function key -> [(its plan, its changes)] per call
 
-    def graph(g, shapes, checker, prefix):
-        editor = _Editor(g, opset, names)
+    def graph(g, shapes, checker, prefix, editor):
         for i, node, site in sites(g, shapes, prefix):
             new = _copy(node)
             if checker is not None:
                 checker.visit(node, site)
             if site is not None:
-                edit(site, new, editor, changes, blocked, checker)
-            if holds_graphs(node):
+                edit(site, new, editor, editor.changes, blocked, checker)
+            if holds_graphs(node) and not editor.constants:  # (a function's subgraphs and calls: left)
                 here = (*prefix, node_label(node, i))
-                for name, sub, inner, nested in walk.scopes(node, i, shapes, edit=new, functions=False):
-                    graph(sub, inner, None if checker is None else type(checker)(inner, sub, checker), (*here, name))
+                for name, sub, inner, nested in walk.scopes(node, i, shapes, edit=new, functions=functions):
+                    inner_checker = None if checker is None else checker.child(inner, sub, nested, node)
+                    if nested:
+                        graph(sub, inner, inner_checker, (*here, name), _sub_editor(sub, editor))
+                    else:
+                        fn = walk.functions[(node.domain, node.op_type)]
+                        fn_opset = next((o.version for o in fn.opset_import if o.domain in ("", "ai.onnx")), opset)
+                        body = _Editor(sub, fn_opset, _Names(sub), constants=True)
+                        body.changes = []
+                        graph(sub, inner, inner_checker, (*here, name), body)
+                        calls.setdefault((fn.domain, fn.name), []).append((_plan(body), body.changes))
+            editor.originals[len(editor.nodes)] = i
             editor.nodes.append(new)
-        editor.finish()
+        if not editor.constants:
+            editor.finish()
 
-    graph(model.graph, shapes, checker, ())
+    top = _Editor(model.graph, opset, names)
+    top.changes = changes
+    graph(model.graph, shapes, checker, (), top)
+    for key, found in calls.items():
+        plans = {p for p, _ in found}
+        fn = walk.functions[key]
+        if len(plans) == 1 and found[0][1]:
+            _apply(fn, found[0][0])
+            changes += found[0][1]
+            changes.append(f"function {fn.name}: rewritten once for its {len(found)} call"
+                           + ("s" if len(found) > 1 else ""))
     return changes, blocked
+
+
+def _sub_editor(graph, parent: _Editor) -> _Editor:
+    editor = _Editor(graph, parent.opset, parent.names)
+    editor.changes = parent.changes
+    return editor
+
+
+def _plan(editor: _Editor) -> tuple:
+    """What a function's body became at one call: its nodes (inputs edited) and the new nodes, in order."""
+    return tuple(("node", editor.originals[k], tuple(n.input)) if k in editor.originals
+                 else ("new", n.SerializeToString(deterministic=True)) for k, n in enumerate(editor.nodes))
+
+
+def _apply(fn, plan: tuple) -> None:
+    nodes = []
+    for entry in plan:
+        if entry[0] == "node":
+            n = _copy(fn.node[entry[1]])
+            del n.input[:]
+            n.input.extend(entry[2])
+        else:
+            n = onnx.NodeProto.FromString(entry[1])
+        nodes.append(n)
+    del fn.node[:]
+    fn.node.extend(nodes)
 
 
 def _ncnn_edit(site, node, editor, changes, blocked, checker) -> None:
@@ -220,7 +285,7 @@ def _ncnn_edit(site, node, editor, changes, blocked, checker) -> None:
 
 def _ncnn(model):
     """Every BinaryOp-bound node gets inputs of equal ranks."""
-    changes, _ = _walk(model, Shapes(model), _ncnn_edit)
+    changes, _ = _walk(model, Shapes(model), _ncnn_edit, functions=True)
     return model, changes, []
 
 
@@ -261,7 +326,7 @@ def _onnx2ncnn(model):
     from .lint_onnx2ncnn import Onnx2ncnn
 
     shapes = Shapes(model)
-    changes, _ = _walk(model, shapes, _onnx2ncnn_edit, Onnx2ncnn(shapes, model.graph))
+    changes, _ = _walk(model, shapes, _onnx2ncnn_edit, Onnx2ncnn(shapes, model.graph), functions=True)
     return model, changes, []
 
 
