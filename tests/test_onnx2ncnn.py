@@ -80,10 +80,12 @@ def test_computed_operand_gets_a_reshape_with_a_constant_shape():
 def test_sequence_first_constant_is_kept_3d_and_is_not_fixable():
     """A (T,1,C) constant on a sequence-first (T,B,C) tensor: MemoryData keeps (6,1,8), and x's axis 0
     is no batch of 1."""
-    m = model([("Add", ["x", "w"], ["y"])], {"x": [6, 1, 8]}, ["y"], inits={"w": _x((6, 1, 8))})
-    [f] = lint(m, "onnx2ncnn")
-    assert f.kind == "unsupported" and "(6,1,8)" in f.reason and f.fix.startswith("none")
-    assert rewrite(m, "onnx2ncnn").changes == []
+    for batch in (1, 2):
+        m = model([("Add", ["x", "w"], ["y"])], {"x": [6, batch, 8]}, ["y"], inits={"w": _x((6, 1, 8))})
+        [f] = lint(m, "onnx2ncnn")
+        assert f.kind == "unsupported" and f"blobs A ({batch},8) and B (6,1,8)" in f.reason and f.fix.startswith("none")
+        assert rewrite(m, "onnx2ncnn").changes == []
+    assert "garbage of shape (6,8,8)" in f.reason  # what the issue saw at batch 2
 
 
 @pytest.mark.parametrize("exponent", [2.0, 3.0])

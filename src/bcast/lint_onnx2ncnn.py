@@ -73,13 +73,14 @@ def memorydata_blob(dims: tuple) -> tuple:
                          f"{format_shape(dims)} (ncnn blobs have rank 1 to 4)")
 
 
-def _computed_blob(shape: tuple) -> tuple:
-    """The blob of a computed tensor: without its axis 0 (the batch); rank 0 is the one-element blob."""
+def _computed_blob(shape: tuple, strict: bool = True) -> tuple:
+    """The blob of a computed tensor: without its axis 0 (the batch); rank 0 is the one-element blob.
+    ``strict``: raise _Unconvertible where axis 0 is a static size other than 1."""
     if len(shape) == 0:
         return (1,)
     if len(shape) == 1:
         return shape
-    if type(shape[0]) is int and shape[0] != 1:
+    if strict and type(shape[0]) is int and shape[0] != 1:
         raise _Unconvertible(f"onnx2ncnn takes axis 0 of every computed tensor for the batch, of size 1, and "
                              f"holds the rest: this one is {format_shape(shape)}, so ncnn holds no such tensor")
     return shape[1:]
@@ -109,13 +110,13 @@ class Onnx2ncnn(_Target):
             if actual in caller.blobs:
                 self.blobs[formal] = caller.blobs[actual]
 
-    def blob(self, name: str, shape: tuple) -> tuple:
+    def blob(self, name: str, shape: tuple, strict: bool = True) -> tuple:
         """The blob ncnn holds for value ``name`` of ONNX shape ``shape`` (raises _Unconvertible)."""
         if name in self.blobs:
             return self.blobs[name]
         if name in self.weights:
             return memorydata_blob(self.weights[name]) if self.weights[name] else (1,)
-        return _computed_blob(shape)
+        return _computed_blob(shape, strict)
 
     def _derived(self, name: str) -> bool:
         return name in self.weights or (name in self.blobs and self.blobs[name] is not None)
@@ -202,8 +203,8 @@ class Onnx2ncnn(_Target):
             return self._prelu(site)
         return self._binaryop(site)
 
-    def _operand_blobs(self, site) -> tuple:
-        return tuple(self.blob(n, s) for n, s in zip(site.inputs, site.plan.inputs))
+    def _operand_blobs(self, site, strict: bool = True) -> tuple:
+        return tuple(self.blob(n, s, strict) for n, s in zip(site.inputs, site.plan.inputs))
 
     def _sum(self, site) -> list:
         if len(set(site.plan.inputs)) <= 1:
@@ -241,16 +242,24 @@ class Onnx2ncnn(_Target):
                      "BinaryOp reads two", "chain two-input nodes", ())]
         if any(self.weights.get(n) == () for n in site.inputs):
             return []  # fuse_binaryop_with_scalar: the layer's scalar, always right
+        batch = ""  # why the blobs are not what the model computes, besides the broadcast
         try:
             blobs = self._operand_blobs(site)
         except _Unconvertible as e:
-            return [("unsupported", "ncnn", str(e), self.fix(site) or "none that bcast knows", ())]
+            try:
+                blobs = self._operand_blobs(site, strict=False)  # what ncnn holds all the same
+            except _Unconvertible:
+                return [("unsupported", "ncnn", str(e), self.fix(site) or "none that bcast knows", ())]
+            batch = f"{e}; "
         try:
             q = infer(*blobs, rule="ncnn", names=plan.names)
         except BroadcastError as e:
-            return [("unsupported", "ncnn", f"onnx2ncnn writes a raw BinaryOp {binop} on blobs "
+            return [("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
                      f"{_blob_text(plan.names, blobs)}: {e.reason}", self.fix(site) or "none that bcast knows",
                      self.notes(e, binop))]
+        if batch:
+            return [("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
+                     f"{_blob_text(plan.names, blobs)}", self.fix(site) or "none that bcast knows", ())]
         notes = self.notes(q, binop)
         wrong = _misaligned(plan, q)
         if wrong:
