@@ -572,7 +572,7 @@ def test_hostile_values_against_onnxruntime():
                     xs = [rng.random(b_shape) < 0.5] + xs
                 want = ort_oracle.run(op, [np.ascontiguousarray(x) for x in xs])[0]
                 got = bo.run(op, *xs)
-                if op == "Where":  # onnxruntime 1.31.1's Where gives +0.0 where it picks an X of -0.0 (bcast: X; deviation onnxruntime-where-negative-zero)
+                if op == "Where":  # onnxruntime's Where (1.31.1, 1.32.0) gives +0.0 where it picks an X of -0.0 (bcast: X; deviation onnxruntime-where-negative-zero)
                     got, want = got + 0.0, want + 0.0
                 same(got, want)
                 runs += 1

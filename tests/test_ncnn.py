@@ -3,7 +3,7 @@
 Three parties take part:
 
 - ``ncnn_model`` below, an independent transcription (in numpy order) of the
-  expansion rules measured from the wheel (shared/reference/ncnn.md sections 1-3);
+  expansion rules measured from the wheel and read in ncnn's src/layer/binaryop.cpp;
 - bcast's ``ncnn`` rule;
 - the ncnn wheel itself, run through a one-layer net built from an in-memory
   param (packing, fp16 and bf16 off, one thread).

@@ -11,7 +11,7 @@ bcast's error names (deviation ``ncnn-garbage``).
 bcast computes ncnn's reference functors (src/layer/binaryop.cpp) in IEEE
 float32.  The wheel, built with -ffast-math, departs from them in its vector
 bodies on a few inputs, listed exactly by ``ncnn_wheel.wheel_departs``
-(deviation ``ncnn-fast-math``, proven in test_deviations.py): there each
+(deviation ``ncnn-fast-math``, proven by bcast.proofs.ncnn): there each
 departure must be of the recorded kind; no tolerance absorbs them.
 ``pytest -s`` prints the counts.
 """
@@ -29,7 +29,7 @@ from bcast.rules.ncnn import garbage_shape
 
 pytest.importorskip("ncnn")
 from bcast.oracles import ncnn as oracle  # noqa: E402
-from ncnn_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
+from bcast.proofs.ncnn_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
 
 SEED = 20261122
 SIZE_SETS = ((1, 2, 3), (1, 2, 4, 5, 8))

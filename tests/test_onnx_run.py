@@ -311,7 +311,10 @@ def _findings(op, inputs, opset, attrs, mine):
 
 # --- differential: every op, several dtypes ------------------------------------------------
 
-ORT_OPSET = 26  # the newest opset onnxruntime 1.31 loads (checked below)
+ORT_OPSET = 26  # the opset of the differential tables: every onnxruntime since 1.31 loads it (checked below)
+#: The newest opset each onnxruntime release loads, as measured (1.31.1: 26; 1.32.0: 28, with Mod-28 and
+#: BitShift-28): the oracle's probe (max_opset) must find it on a listed release, and >= ORT_OPSET on any.
+ORT_MAX_OPSET = {"1.31": 26, "1.32": 28}
 
 F, I = ("float32", "float64", "float16"), ("int8", "uint8", "int16", "int32", "int64", "uint64")
 #: op -> (dtypes of the inputs, value kind of each input, attrs, ulps)
@@ -348,7 +351,21 @@ VARIADIC = [
 
 
 def test_onnxruntime_max_opset():
-    assert ort_oracle.max_opset() == ORT_OPSET
+    """The probe's answer is the installed onnxruntime's: it loads that opset and refuses the next one
+    that onnx knows."""
+    import onnxruntime
+
+    newest = ort_oracle.max_opset()
+    assert newest >= ORT_OPSET
+    ones = [np.ones(1, np.float32)] * 2
+    (y,) = ort_oracle.run("Add", ones, opset=newest)
+    assert y.tolist() == [2.0]
+    if newest < onnx.defs.onnx_opset_version():
+        with pytest.raises(RuntimeRefused):
+            ort_oracle.run("Add", ones, opset=newest + 1)
+    release = ".".join(onnxruntime.__version__.split(".")[:2])
+    if release in ORT_MAX_OPSET:
+        assert newest == ORT_MAX_OPSET[release], (onnxruntime.__version__, newest)
 
 
 @pytest.mark.parametrize("op,dtypes,kinds,attrs,ulps", DIFF, ids=lambda v: str(v))
@@ -458,23 +475,30 @@ def test_gemm_beta0_against_runtimes():
     assert seen["onnxruntime refused"] == 3, seen
 
 
-def test_opset28_forms_against_reference():
-    """Mod-28 (floats with fmod=0) and BitShift-28 (signed types, any shift):
-    onnxruntime does not load opset 28 yet, the ReferenceEvaluator does."""
+def test_opset28_forms_against_runtimes():
+    """Mod-28 (floats with fmod=0) and BitShift-28 (signed types, any shift) against the
+    ReferenceEvaluator, and against onnxruntime where it loads opset 28 (1.32 does: same values; 1.31
+    refuses the opset)."""
     rng = np.random.default_rng(28)
-    only_ref = {"reference": ref_oracle.run}
+    ort28 = ort_oracle.max_opset() >= 28
+    runtimes = dict(RUNTIMES) if ort28 else {"reference": ref_oracle.run}
+    before = STATS.copy()
     for dt in ("float32", "float64", "float16"):
         for _ in range(10):
             shapes = random_shapes(rng, 2)
             compare("Mod", [values(rng, shapes[0], dt), values(rng, shapes[1], dt, "divisor")], opset=28,
-                    runtimes=only_ref, fmod=0)
+                    runtimes=runtimes, fmod=0)
     for dt in ("int8", "int32", "int64"):
         for direction in ("LEFT", "RIGHT"):
             x = values(rng, (3, 4), dt)
             y = rng.integers(-3, 70, size=(4,)).astype(dt)
-            compare("BitShift", [x, y], opset=28, runtimes=only_ref, direction=direction)
-    with pytest.raises(RuntimeRefused, match="IR version: 14|[Oo]pset 28"):
-        ort_oracle.run("Add", [np.ones(1, np.float32)] * 2, opset=28)
+            compare("BitShift", [x, y], opset=28, runtimes=runtimes, direction=direction)
+    seen = STATS - before
+    if ort28:  # every case ran on onnxruntime: no kernel missing, none refused for want of one
+        assert seen["onnxruntime"] == 36 and not seen["onnxruntime has no kernel"], seen
+    else:
+        with pytest.raises(RuntimeRefused, match="IR version: 14|[Oo]pset 28"):
+            ort_oracle.run("Add", [np.ones(1, np.float32)] * 2, opset=28)
 
 
 # --- types: what bcast refuses, onnxruntime refuses -------------------------------------------

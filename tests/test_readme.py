@@ -45,6 +45,28 @@ def test_quick_start_has_two_command_lines():
     lines = [line for line in block.splitlines() if line.strip()]
     assert len(lines) == 2
     assert "bcast compare" in lines[0] and "pytest" in lines[1] and ".[test]" in lines[1]
+    assert "-c tests/constraints.txt" in lines[1]  # the locked oracle versions, so a fresh machine passes
+
+
+def test_ci_runs_the_quick_start_test_line():
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "## Quick start" in ci and 'bash -c "$line"' in ci
+
+
+def test_lock_pins_every_oracle():
+    """Every package of the test extra (and the converter installed beside it) is pinned to one version."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    lock = {}
+    for line in (README.parent / "tests" / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"not an exact pin: {line!r}"
+            lock[re.sub(r"[-_.]+", "-", name).lower()] = version
+    extra = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    for req in extra + ["pnnx"]:
+        name = re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", req).group(0)).lower()
+        assert name in lock, name
 
 
 def test_every_rule_is_in_the_readme_table():

@@ -25,6 +25,7 @@ from .rules import POLICIES, RULES, get_rule, infer
 from .shapes import SHAPE_SYNTAX, parse_shape
 
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
+_RECORDS = {d.id: d for d in DEVIATIONS}
 
 SHAPES_HELP = f"input shapes: {SHAPE_SYNTAX}"
 
@@ -100,6 +101,23 @@ examples:
   bcast conformance --html report.html --json > report.json
 
 exit status: 0 every disagreement is explained by the deviation registry, 1 some are not, 2 bad input
+"""
+
+EPILOG_DEVIATIONS = """\
+examples:
+  bcast deviations                                 every record, as text
+  bcast deviations --json                          every record, as JSON
+  bcast deviations --check                         the drift table: run every proof on the installed runtimes
+
+--check prints one row per record: record id, runtime (its package), the versions it was proven on, the
+version installed, and the verdict: present (the runtime still deviates as recorded), gone (it now follows
+its spec: fixed in the installed version), changed (it does something else; the line below the table says
+what), skipped (the runtime, or another the proof needs, is not installed; never left out of the table).
+"present (new version)": present on an installed version the record does not list yet; "gone (as recorded)":
+gone on a version from the record's "fixed in" on, as it says.
+
+exit status: 0 listed, or (--check) every record that could run is present (or gone as recorded); 1 (--check)
+some record is gone or changed, or no record could be checked at all (no runtime installed); 2 bad input
 """
 
 
@@ -212,7 +230,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list the rules, their inputs and attributes")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs")
+    p = sub.add_parser("deviations", help="list the registry of runtime deviations from the specs",
+                       description="List the registry of runtime deviations from the specs: per record the "
+                       "runtime, the versions it was proven on, the rules and ops, when it happens, what the "
+                       "runtime does, what the spec says, and its proof. With --check, run every record's proof "
+                       "against the installed runtimes instead.",
+                       epilog=EPILOG_DEVIATIONS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--check", action="store_true",
+                   help="run every record's proof on the installed runtimes and print the drift table")
     p.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -343,7 +368,8 @@ def _cmd_compare(args, out) -> int:
         if data["deviations"]:
             print("\nruntimes that deviate from the spec here:", file=out)
             for f in data["deviations"]:
-                print(f"  - {f['rule']}: {f['runtime']} {f['version']} [{f['id']}]: {f['note']}", file=out)
+                label = _RECORDS[f["id"]].label()
+                print(f"  - {f['rule']}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
 
 
@@ -384,17 +410,35 @@ def _cmd_rules(args, out) -> int:
 
 
 def _cmd_deviations(args, out) -> int:
+    if args.check:
+        return _cmd_deviations_check(args, out)
     if args.json:
         print(json.dumps([d.to_dict() for d in DEVIATIONS], indent=2), file=out)
         return EXIT_OK
     for d in DEVIATIONS:
-        print(f"{d.id} ({d.runtime} {d.version}; rules: {', '.join(d.rules)})", file=out)
+        fixed = f"; fixed in {d.fixed_in}" if d.fixed_in else ""
+        print(f"{d.id} ({d.runtime}, proven on {', '.join(d.proven_on)}{fixed}; rules: {', '.join(d.rules)})",
+              file=out)
+        if d.drift():
+            print(f"    installed: {d.installed} (not proven on it: bcast deviations --check)", file=out)
         print(f"    ops: {d.ops}", file=out)
         print(f"    when: {d.condition}", file=out)
         print(f"    does: {d.behaviour}", file=out)
         print(f"    spec: {d.spec}", file=out)
-        print(f"    proven by: {d.test}", file=out)
+        print(f"    proven by: {d.proof}", file=out)
     return EXIT_OK
+
+
+def _cmd_deviations_check(args, out) -> int:
+    from . import proofs
+
+    verdicts = proofs.check()
+    code = proofs.exit_status(verdicts)
+    if args.json:
+        print(json.dumps({"ok": code == EXIT_OK, "records": [v.to_dict() for v in verdicts]}, indent=2), file=out)
+    else:
+        print(proofs.format_table(verdicts), file=out)
+    return code
 
 
 def _count(n: int, word: str) -> str:

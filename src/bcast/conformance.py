@@ -43,7 +43,7 @@ import importlib.util
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .deviations import findings_for
+from .deviations import DEVIATIONS, findings_for
 from ._format import format_shape
 from .dims import json_shape
 from .errors import BroadcastError, InputError
@@ -59,6 +59,8 @@ RUNTIMES = {
     "openvino": ("openvino", ("openvino", "openvino-cpu")),
     "ncnn": ("ncnn", ("ncnn",)),
 }
+
+_RECORDS = {d.id: d for d in DEVIATIONS}
 
 
 @dataclass(frozen=True)
@@ -375,7 +377,8 @@ def _run_column(column: Column, b: Binding, cases: list) -> None:
         prepared = adapter.inputs(case, b)
         found = _findings(case, column, b)
         check = {"column": column.id, "op": b.op, "deviations": [
-            {"id": f.deviation.id, "runtime": f.deviation.runtime, "note": f.note} for f in found]}
+            {"id": f.deviation.id, "runtime": f.deviation.runtime, "note": f.note,
+             "proven_on": list(f.deviation.proven_on), "installed": f.deviation.installed} for f in found]}
         case.checks[column.id] = check
         if prepared is None:
             check.update(verdict="not-applicable", why="the runtime cannot express these inputs", runtime=None)
@@ -559,8 +562,9 @@ def format_text(report: dict) -> str:
     if counts:
         lines.append("\nexplained:")
         for (dev, col), ids in sorted(counts.items()):
-            lines.append(f"  {dev} ({col}): {len(ids)} case{'s' * (len(ids) != 1)}, e.g. "
-                         + _disagreement_line(cases[ids[0]], {"column": col}))
+            drift = _RECORDS[dev].drift() if dev in _RECORDS else ""
+            lines.append(f"  {dev} ({col}{'; ' + drift if drift else ''}): {len(ids)} case{'s' * (len(ids) != 1)}, "
+                         "e.g. " + _disagreement_line(cases[ids[0]], {"column": col}))
     return "\n".join(lines)
 
 

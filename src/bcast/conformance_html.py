@@ -126,11 +126,17 @@ def _answer(d: dict | None) -> str:
     return f'{what}<br><span class="muted">{escape((d.get("error") or "")[:160])}</span>'
 
 
+def _drift(d: dict) -> str:
+    """"; proven on ...; installed ..." where the installed version is not one the record was proven on."""
+    here, proven = d.get("installed"), d.get("proven_on") or []
+    return f"; proven on {', '.join(proven)}; installed {here}" if here and proven and here not in proven else ""
+
+
 def _case_row(case: dict, chk: dict) -> str:
     shapes = " ".join(_shape(s) for s in case["shapes"])
     attrs = ", ".join(f"{k}={v}" for k, v in case["attrs"].items() if v is not None) or "—"
-    devs = "".join(f'<div class="dev"><b>{escape(d["id"])}</b> ({escape(d["runtime"])}): {escape(d["note"])}</div>'
-                   for d in chk.get("deviations", []))
+    devs = "".join(f'<div class="dev"><b>{escape(d["id"])}</b> ({escape(d["runtime"])}{escape(_drift(d))}): '
+                   f'{escape(d["note"])}</div>' for d in chk.get("deviations", []))
     if chk["verdict"] == "agree" and devs:
         devs = f'<details><summary class="muted">registry records here</summary>{devs}</details>'
     bcast_answer = chk.get("bcast_run") or case["bcast"]

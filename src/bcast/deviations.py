@@ -1,9 +1,11 @@
 """The deviation registry: where a runtime does not do what its own spec says.
 
 bcast's rules implement the specs.  Each record here says which runtime (and
-the version it was observed in), which rule and ops, under which condition,
-and what the runtime does instead; each is proven by the test named in
-``test``, which runs that runtime and so notices the day it is fixed.
+the versions it was proven on), which rule and ops, under which condition,
+and what the runtime does instead.  Each has a proof in :mod:`bcast.proofs`
+that runs that runtime and says whether the deviation is still present, gone
+(the runtime now follows its spec) or changed; ``bcast deviations --check``
+runs them all on the installed versions, and the test suite on the locked ones.
 
 :func:`applicable` returns the records that bear on one query (shapes, rule,
 attributes), each with a sentence about those very shapes; ``explain`` and
@@ -29,6 +31,8 @@ bears on a query; it is listed and proven like the others.
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -36,7 +40,7 @@ from ._format import format_shape as _fmt
 from .errors import BroadcastError
 from .plan import Plan
 
-__all__ = ["Deviation", "Finding", "DEVIATIONS", "applicable", "findings_for"]
+__all__ = ["Deviation", "Finding", "DEVIATIONS", "applicable", "findings_for", "installed_version"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,13 @@ class Outcome:
 class Deviation:
     """One runtime's departure from its spec.
 
+    ``proven_on``: the versions of the runtime's package (``package``) its
+    proof found it on, oldest first; ``version`` is the newest of them.
+    ``fixed_in``: the version where the proof found it gone, if any (the record
+    stays: it still holds for the versions before).  The proof is the function
+    registered under ``id`` in :mod:`bcast.proofs` (``proof`` names it);
+    ``bcast deviations --check`` runs it on the installed version.
+
     ``check(outcome)`` returns a sentence about one query where the record
     bears on it, else None; a ``check`` of None marks a deviation of values
     that no shape predicts.  ``only_ops``: the ops (as the op tables spell
@@ -76,15 +87,57 @@ class Deviation:
 
     id: str
     runtime: str
-    version: str
+    proven_on: tuple
     rules: tuple
     ops: str
     condition: str
     behaviour: str
     spec: str
-    test: str
     check: Callable[[Outcome], str | None] | None = field(default=None, repr=False, compare=False)
     only_ops: tuple = ()
+    fixed_in: str | None = None
+
+    @property
+    def version(self) -> str:
+        """The newest version the record was proven on."""
+        return self.proven_on[-1]
+
+    @property
+    def package(self) -> str:
+        """The distribution whose version the record is about: ``onnx`` for ``onnx.reference...``."""
+        return self.runtime.split()[0].split(".")[0]
+
+    @property
+    def installed(self) -> str | None:
+        """The version of ``package`` installed here, or None."""
+        return installed_version(self.package)
+
+    @property
+    def proof(self) -> str:
+        """The dotted name of the function that proves the record."""
+        from .proofs import proof_name
+
+        return proof_name(self.id)
+
+    @property
+    def test(self) -> str:
+        """The test that runs the proof on the locked versions."""
+        return f"tests/test_deviations.py::test_proof_holds[{self.id}]"
+
+    def drift(self) -> str:
+        """Empty where the installed version is one the record was proven on (or none is installed),
+        else e.g. ``proven on 1.31.1, 1.32.0; installed 1.33.0``."""
+        here = self.installed
+        if here is None or here in self.proven_on:
+            return ""
+        fixed = f"; fixed in {self.fixed_in}" if self.fixed_in else ""
+        return f"proven on {', '.join(self.proven_on)}{fixed}; installed {here}"
+
+    def label(self) -> str:
+        """The runtime and its version, as the notes print them: "onnxruntime 1.32.0", or with the
+        installed version where the record was not proven on it ("onnxruntime (proven on ...; installed ...)")."""
+        drift = self.drift()
+        return f"{self.runtime} ({drift})" if drift else f"{self.runtime} {self.version}"
 
     def concerns(self, op: str | None) -> bool:
         """Whether a query about ``op`` (None: an op not known) may meet this record."""
@@ -92,10 +145,21 @@ class Deviation:
 
     def to_dict(self) -> dict:
         return {
-            "id": self.id, "runtime": self.runtime, "version": self.version, "rules": list(self.rules),
-            "ops": self.ops, "only_ops": list(self.only_ops), "condition": self.condition,
-            "behaviour": self.behaviour, "spec": self.spec, "test": self.test,
+            "id": self.id, "runtime": self.runtime, "version": self.version, "proven_on": list(self.proven_on),
+            "fixed_in": self.fixed_in, "package": self.package, "installed": self.installed,
+            "rules": list(self.rules), "ops": self.ops, "only_ops": list(self.only_ops),
+            "condition": self.condition, "behaviour": self.behaviour, "spec": self.spec, "test": self.test,
+            "proof": self.proof,
         }
+
+
+@functools.lru_cache(maxsize=None)
+def installed_version(package: str) -> str | None:
+    """The installed version of distribution ``package`` (read from its metadata: nothing is imported)."""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -106,8 +170,9 @@ class Finding:
     note: str
 
     def to_dict(self) -> dict:
-        return {"id": self.deviation.id, "runtime": self.deviation.runtime,
-                "version": self.deviation.version, "note": self.note}
+        d = self.deviation
+        return {"id": d.id, "runtime": d.runtime, "version": d.version, "note": self.note,
+                "proven_on": list(d.proven_on), "fixed_in": d.fixed_in, "installed": d.installed}
 
 
 def _try(rule: str, *shapes, **attrs):
@@ -656,10 +721,12 @@ def _ov_scalar_to_scalar(o: Outcome):
     return None
 
 
-_OV = "2026.4.1"
-_ORT = "1.31.1"
-_ONNX = "1.23.2"
-_NCNN = "1.0.20261020"
+#: The versions each runtime's records were proven on, oldest first (``bcast deviations --check`` reruns
+#: the proofs; a record that stops holding gets ``fixed_in`` or its own tuple).
+_OV = ("2026.4.1",)
+_ORT = ("1.31.1", "1.32.0")
+_ONNX = ("1.23.2",)
+_NCNN = ("1.0.20261020",)
 
 DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
@@ -668,7 +735,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "B fits A from the axis only once its trailing 1s are ignored, e.g. A (2,3), B (3,1), axis 1",
         "shape inference refuses: \"Argument shapes are inconsistent.\"",
         "rule 5 of PDPD: trailing dims of size 1 of B are ignored, (3,1) => (3)",
-        "tests/test_deviations.py::test_openvino_pdpd_does_not_strip_trailing_ones", _ov_pdpd_trailing,
+        _ov_pdpd_trailing,
     ),
     Deviation(
         "openvino-python-pdpd-axis0", "openvino", _OV, ("pdpd", "openvino-broadcast-pdpd"),
@@ -677,7 +744,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "no axis attribute is given",
         "the op gets axis 0 (the default AutoBroadcastSpec's), not -1",
         "PDPD's default axis is -1, meaning rank(A) - rank(B)",
-        "tests/test_deviations.py::test_openvino_python_pdpd_defaults_axis_to_zero", _ov_python_pdpd_axis0,
+        _ov_python_pdpd_axis0,
     ),
     Deviation(
         "openvino-cpu-pdpd-ops", "openvino (CPU plugin)", _OV, ("pdpd",),
@@ -693,7 +760,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "axis 1); Add, Multiply, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod and integer Divide "
         "keep the axis",
         "every element-wise op supports auto_broadcast=pdpd with any valid axis: B is placed from the axis",
-        "tests/test_deviations.py::test_openvino_cpu_pdpd_ignores_axis", _ov_cpu_pdpd_ops,
+        _ov_cpu_pdpd_ops,
     ),
     Deviation(
         "openvino-select-reference-pdpd", "openvino (Model.evaluate)", _OV, ("openvino-select",),
@@ -701,7 +768,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "always",
         "the reference evaluate places cond with else's axis and returns wrong values",
         "with axis -1 each input is placed at rank(then) - rank(input)",
-        "tests/test_deviations.py::test_openvino_select_reference_pdpd_cond_axis", _ov_select_reference,
+        _ov_select_reference,
     ),
     Deviation(
         "openvino-broadcast-pdpd-stretches-target", "openvino", _OV, ("openvino-broadcast-pdpd",),
@@ -712,7 +779,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "inference gives (1,3)) both the CPU plugin and Model.evaluate fail at run time (\"Tile with "
         "non-positive repeats must produce an empty output shape.\")",
         "PDPD broadcasts data into the target only; the output is target_shape",
-        "tests/test_deviations.py::test_openvino_broadcast_pdpd_stretches_target", _ov_bpdpd_stretch,
+        _ov_bpdpd_stretch,
     ),
     Deviation(
         "openvino-broadcast-pdpd-short-data", "openvino", _OV, ("openvino-broadcast-pdpd",),
@@ -720,7 +787,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "data ends before the target does (rank(data) < rank(target) - axis)",
         "shape inference refuses: \"Accessing out-of-range dimension\"",
         "data is a contiguous run of the target from the axis; axes after it are 1s",
-        "tests/test_deviations.py::test_openvino_broadcast_pdpd_short_data", _ov_bpdpd_short,
+        _ov_bpdpd_short,
     ),
     Deviation(
         "openvino-explicit-duplicate-axes", "openvino", _OV, ("explicit",),
@@ -730,7 +797,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "accepted (it passes is_sorted), output target_shape; the values are nonsense and CPU and reference "
         "disagree",
         "axes_mapping maps each data axis to its own output axis, sorted",
-        "tests/test_deviations.py::test_openvino_explicit_accepts_duplicate_axes", _ov_explicit_dups,
+        _ov_explicit_dups,
     ),
     Deviation(
         "openvino-broadcast-pdpd-long-data", "openvino", _OV, ("openvino-broadcast-pdpd",),
@@ -746,7 +813,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "e.g. data (3,1), target [3,3], axis 1 gives data along axis 0",
         "data is a contiguous run of the target from the axis, rank(data) <= rank(target); only its trailing 1s "
         "are ignored",
-        "tests/test_deviations.py::test_openvino_broadcast_pdpd_long_data", _ov_bpdpd_long,
+        _ov_bpdpd_long,
     ),
     Deviation(
         "openvino-pdpd-zero-size", "openvino", _OV, ("pdpd", "openvino-select"),
@@ -757,7 +824,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the 0 taking A's 1: output (2,0), not A's shape",
         "B's dims equal A's or are 1 (only B stretches: \"only B to A broadcast is supported for PDPD\"); "
         "the output is A's shape",
-        "tests/test_deviations.py::test_openvino_pdpd_zero_size", _ov_pdpd_zero,
+        _ov_pdpd_zero,
     ),
     Deviation(
         "openvino-explicit-scalar-axes", "openvino", _OV, ("explicit",),
@@ -767,7 +834,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "target_shape filled with the scalar; Model.evaluate refuses at run time (\"Broadcast axes_mapping shape 1 "
         "doesn't match rank of input tensor 0\")",
         "axes_mapping has one entry per data axis, so [] for scalar data",
-        "tests/test_deviations.py::test_openvino_explicit_scalar_with_one_axis", _ov_explicit_scalar,
+        _ov_explicit_scalar,
     ),
     Deviation(
         "openvino-prelu-unchecked", "openvino", _OV, ("openvino-prelu",),
@@ -780,7 +847,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "it fails to compile (\"Attempt to broadcast non-1 dimension\") or runs the same way",
         "otherwise the slope is broadcast with numpy rules into data (the output is data's shape); any other "
         "slope makes the op invalid",
-        "tests/test_deviations.py::test_openvino_prelu_slope_unchecked", _ov_prelu_unchecked,
+        _ov_prelu_unchecked,
     ),
     Deviation(
         "openvino-cpu-bidirectional-zero", "openvino (CPU plugin)", _OV, ("bidirectional",),
@@ -791,7 +858,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "1\"); the second, on a model of static shapes: the output keeps data's 1, (2,1), although its own "
         "shape inference says (2,0) (a model of dynamic shapes returns (2,0))",
         "numpy.array(data) * numpy.ones(target) has shape (2,0) in both examples",
-        "tests/test_deviations.py::test_openvino_cpu_bidirectional_zero", _ov_bidirectional_zero,
+        _ov_bidirectional_zero,
     ),
     Deviation(
         "openvino-cpu-scalar-to-scalar", "openvino (CPU plugin)", _OV, ("bidirectional", "unidirectional"),
@@ -799,7 +866,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "scalar data and the target shape []",
         "compile_model crashes the process (segmentation fault)",
         "the output is a scalar",
-        "tests/test_deviations.py::test_openvino_cpu_scalar_to_scalar_crashes", _ov_scalar_to_scalar,
+        _ov_scalar_to_scalar,
     ),
     Deviation(
         "openvino-cpu-pdpd-reference-fallback", "openvino (CPU plugin)", _OV, ("pdpd",),
@@ -810,7 +877,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); the same ops run with "
         "equal ranks",
         "every element-wise op supports auto_broadcast=pdpd for each element type it accepts",
-        "tests/test_deviations.py::test_openvino_cpu_pdpd_reference_fallback", _ov_cpu_reference_fallback,
+        _ov_cpu_reference_fallback,
         only_ops=tuple(_OV_CPU_NO_REFERENCE),
     ),
     Deviation(
@@ -820,7 +887,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); with numpy broadcasting "
         "it runs",
         "SquaredDifference supports auto_broadcast=pdpd for every numeric type",
-        "tests/test_deviations.py::test_openvino_cpu_pdpd_squared_difference_int", _ov_cpu_sqdiff_int,
+        _ov_cpu_sqdiff_int,
         only_ops=("SquaredDifference",),
     ),
     Deviation(
@@ -832,7 +899,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "broadcastable.\", \"Unsupported auto broadcast specification\") for every element type of then/else "
         "but int32 and int64, which it runs right; an empty output compiles",
         "Select supports auto_broadcast=pdpd with any valid axis",
-        "tests/test_deviations.py::test_openvino_cpu_select_pdpd_axis", _ov_cpu_select_axis,
+        _ov_cpu_select_axis,
     ),
     Deviation(
         "openvino-broadcast-empty-data", "openvino", _OV, ("unidirectional", "bidirectional", "explicit",
@@ -843,7 +910,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the process dies (SIGFPE) where OpenVINO accepts the shapes; a CPU model of dynamic shapes returns the "
         "empty output",
         "the output is target_shape (or the broadcast shape), empty",
-        "tests/test_deviations.py::test_openvino_broadcast_of_empty_data_crashes", _ov_broadcast_empty_data,
+        _ov_broadcast_empty_data,
     ),
     Deviation(
         "openvino-evaluate-empty-output", "openvino (Model.evaluate)", _OV,
@@ -855,7 +922,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "slope (3,), run a few times, kill the process (\"munmap_chunk(): invalid pointer\", SIGABRT, or SIGSEGV) "
         "or make an allocation fail (std::bad_alloc)",
         "an empty output: nothing is computed",
-        "tests/test_deviations.py::test_openvino_evaluate_empty_output_corrupts_memory", _ov_evaluate_empty_output,
+        _ov_evaluate_empty_output,
     ),
     Deviation(
         "openvino-evaluate-pdpd-greater", "openvino (Model.evaluate)", _OV, ("pdpd",),
@@ -865,7 +932,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "first row right, [F,T,F], and compares the second with whatever memory follows B); the CPU plugin is "
         "right",
         "A > B with B broadcast into A: [[F,T,F],[T,F,T]]",
-        "tests/test_deviations.py::test_openvino_evaluate_pdpd_greater", _ov_evaluate_pdpd_greater,
+        _ov_evaluate_pdpd_greater,
         only_ops=("Greater", "GreaterEqual"),
     ),
     Deviation(
@@ -881,7 +948,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the reference implementation (Model.evaluate): wrapping arithmetic in the element type, int64 in "
         "int64, Divide floors with python_division=True (the default) and truncates without; division by 0 is "
         "an error",
-        "tests/test_deviations.py::test_openvino_cpu_integer_values", check=None,
+        check=None,
         only_ops=("Add", "Subtract", "Multiply", "Divide", "Power", "SquaredDifference", "FloorMod", "Mod"),
     ),
     Deviation(
@@ -890,7 +957,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "any shapes; one operand NaN",
         "the result depends on the operands' order (x > y ? x : y): Maximum(NaN, 1) = 1, Maximum(1, NaN) = NaN",
         "the reference implementation (std::max, std::min): Maximum(NaN, 1) = NaN, Maximum(1, NaN) = 1",
-        "tests/test_deviations.py::test_openvino_cpu_minmax_nan", check=None,
+        check=None,
         only_ops=("Maximum", "Minimum"),
     ),
     Deviation(
@@ -900,7 +967,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "int32 slope, or bool",
         "shape inference checks no element type: it accepts them all",
         "data and slope have one floating-point type T",
-        "tests/test_deviations.py::test_openvino_prelu_checks_no_element_types", check=None,
+        check=None,
         only_ops=("PRelu",),
     ),
     Deviation(
@@ -910,7 +977,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "returns 0 (success) and an output of the per-axis max shape, filled with clamped or out-of-bounds "
         "values; no error is ever reported",
         "binaryop-broadcasting.md lists the supported pairs; nothing else is defined",
-        "tests/test_deviations.py::test_ncnn_computes_garbage_silently", _ncnn_garbage,
+        _ncnn_garbage,
     ),
     Deviation(
         "ncnn-empty-blob", "ncnn", _NCNN, ("ncnn",),
@@ -919,7 +986,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the process dies with SIGFPE (e.g. (0,3) with (1,3)); with 1-D blobs it returns 0 and a wrong, "
         "non-empty output ((0,) with (1,) gives (1,))",
         "not defined by the spec; any error would be expected, not a crash",
-        "tests/test_deviations.py::test_ncnn_empty_blob_crashes", _ncnn_empty,
+        _ncnn_empty,
     ),
     Deviation(
         "onnxruntime-prelu-bidirectional", "onnxruntime", _ORT, ("unidirectional",),
@@ -928,7 +995,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "e.g. X (3,1), slope (1,4)",
         "runs and returns the two-way broadcast shape, (3,4)",
         "PRelu's slope is unidirectionally broadcast to X; the output has X's shape",
-        "tests/test_deviations.py::test_onnxruntime_prelu_broadcasts_both_ways", _prelu_numpy,
+        _prelu_numpy,
     ),
     Deviation(
         "reference-prelu-bidirectional", "onnx.reference.ReferenceEvaluator", _ONNX, ("unidirectional",),
@@ -936,7 +1003,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the slope is not unidirectionally broadcastable to X but numpy-broadcastable with it",
         "returns the two-way broadcast shape",
         "PRelu's slope is unidirectionally broadcast to X; the output has X's shape",
-        "tests/test_deviations.py::test_reference_prelu_broadcasts_both_ways", _prelu_numpy,
+        _prelu_numpy,
     ),
     Deviation(
         "reference-prelu-axis-fallback", "onnx.reference.ReferenceEvaluator", _ONNX, ("unidirectional",),
@@ -945,7 +1012,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "e.g. X (2,3,4,5), slope (3,)",
         "applies the slope along that axis instead of failing",
         "PRelu's slope is unidirectionally broadcast to X (right-aligned)",
-        "tests/test_deviations.py::test_reference_prelu_axis_fallback", _reference_prelu_fallback,
+        _reference_prelu_fallback,
     ),
     Deviation(
         "onnx-shape-inference-unchecked", "onnx.shape_inference", _ONNX, ("onnx-gemm", "unidirectional"),
@@ -953,7 +1020,6 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "C is not broadcastable to (M, N), or the slope not to X",
         "infer_shapes (strict mode too) infers (M, N) or X's shape and reports nothing",
         "C and the slope are unidirectionally broadcastable, else the model is invalid",
-        "tests/test_deviations.py::test_onnx_shape_inference_does_not_check_gemm_c_or_prelu_slope",
         _onnx_unchecked,
     ),
     Deviation(
@@ -962,7 +1028,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "always",
         "NOT_IMPLEMENTED: \"Could not find an implementation for Add(6) node\"",
         "opset 1-6 models are valid ONNX with the legacy broadcast/axis semantics",
-        "tests/test_deviations.py::test_onnxruntime_does_not_run_legacy_opsets", _ort_no_legacy,
+        _ort_no_legacy,
     ),
     Deviation(
         "reference-legacy-ignores-broadcast", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-legacy",),
@@ -970,7 +1036,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "broadcast/axis change the result (an axis, broadcast=0 with different shapes, B larger than A)",
         "ignores broadcast and axis and applies numpy broadcasting",
         "the legacy rule: B's dims EQUAL A's from axis; broadcast=0 needs identical shapes",
-        "tests/test_deviations.py::test_reference_ignores_legacy_broadcast_axis", _reference_legacy_numpy,
+        _reference_legacy_numpy,
     ),
     Deviation(
         "onnx-version-converter-axis", "onnx.version_converter", _ONNX, ("onnx-legacy",),
@@ -981,7 +1047,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "Unsqueeze is right but its output has no element type, so onnxruntime refuses the converted model "
         "(\"Invalid tensor data type 0\")",
         "the opset-7 model must compute what the legacy rule computes",
-        "tests/test_deviations.py::test_onnx_version_converter_axis", _converter_axis,
+        _converter_axis,
     ),
     Deviation(
         "reference-pow1-legacy-attrs", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-legacy",),
@@ -990,7 +1056,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "does not run: \"Pow._run() got an unexpected keyword argument 'broadcast'\" (or 'axis'); a Pow-1 without "
         "them runs with numpy broadcasting, as reference-legacy-ignores-broadcast says of the other legacy ops",
         "Pow-1 takes broadcast and axis and broadcasts by the legacy rule: B's dims EQUAL A's from axis",
-        "tests/test_deviations.py::test_reference_pow1_refuses_legacy_attributes", _reference_pow1,
+        _reference_pow1,
         only_ops=("Pow",),
     ),
     Deviation(
@@ -999,7 +1065,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "the shapes differ but are numpy-broadcastable (for Mean: to data_0's shape), e.g. Max-6 of (2,3) and (3,)",
         "runs with numpy broadcasting and returns the broadcast shape, (2,3); onnxruntime refuses",
         "before opset 8 all inputs must have the same shape (no broadcasting)",
-        "tests/test_deviations.py::test_reference_variadic_before_8_broadcasts", _reference_variadic_numpy,
+        _reference_variadic_numpy,
         only_ops=("Max", "Min", "Sum", "Mean"),
     ),
     Deviation(
@@ -1009,7 +1075,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "never reads C and returns alpha * A' * B', (2,4); onnxruntime refuses (\"Gemm: Invalid bias shape for "
         "broadcast\")",
         "C must be unidirectionally broadcastable to (M, N), whatever beta",
-        "tests/test_deviations.py::test_reference_gemm_beta0_does_not_check_c", _reference_gemm_beta0,
+        _reference_gemm_beta0,
         only_ops=("Gemm",),
     ),
     Deviation(
@@ -1019,7 +1085,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "refuses: it adds in place into data_0 (\"non-broadcastable output operand with shape (2,1) doesn't match "
         "the broadcast shape (4,2,1)\"); onnxruntime returns (4,2,1)",
         "Mean broadcasts multidirectionally (numpy): the output has the broadcast shape",
-        "tests/test_deviations.py::test_reference_mean_adds_in_place", _reference_mean_in_place,
+        _reference_mean_in_place,
         only_ops=("Mean",),
     ),
     Deviation(
@@ -1028,7 +1094,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "A is 1-D, (K,), transA=0, and B (K, N) (or (N, K) with transB=1), e.g. A (5,), B (5,3)",
         "runs and returns (1, N), as if A were the row (1, K); C is then checked against (1, N)",
         "A and B are 2-D: \"Input tensor A. The shape of A should be (M, K) if transA is 0\"",
-        "tests/test_deviations.py::test_onnxruntime_gemm_reads_a_1d_a_as_a_row", _ort_gemm_rank1_a,
+        _ort_gemm_rank1_a,
     ),
     Deviation(
         "reference-gemm-any-rank", "onnx.reference.ReferenceEvaluator", _ONNX, ("onnx-gemm",),
@@ -1037,7 +1103,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "computes numpy.dot(A', B') and adds C with numpy broadcasting: returns (2,3,5), (1,4)... wherever numpy "
         "can compute it (onnxruntime refuses all but a 1-D A)",
         "A and B are 2-D: (M, K) and (K, N)",
-        "tests/test_deviations.py::test_reference_gemm_takes_any_rank", _reference_gemm_any_rank,
+        _reference_gemm_any_rank,
     ),
     Deviation(
         "onnxruntime-where-negative-zero", "onnxruntime", _ORT, ("numpy",),
@@ -1045,7 +1111,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "float32 or float64; an element taken from X (cond true) that is -0.0, e.g. Where(True, -0.0, 5.0)",
         "returns +0.0: the sign of a zero taken from X is lost (one taken from Y keeps it)",
         "\"Return elements, either from X or Y, depending on condition\": the element of X, -0.0",
-        "tests/test_deviations.py::test_onnxruntime_where_loses_the_sign_of_zero", check=None, only_ops=("Where",),
+        check=None, only_ops=("Where",),
     ),
     Deviation(
         "ncnn-fast-math", "ncnn (PyPI wheel, x86-64)", _NCNN, ("ncnn",),
@@ -1060,7 +1126,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "MIN(x, NaN) gives NaN",
         "ncnn's reference functors (src/layer/binaryop.cpp) in IEEE float32: x / y, floorf(x / y), powf, "
         "atan2f, fmodf, remainderf, std::min; the wheel's other path computes them",
-        "tests/test_deviations.py::test_ncnn_fast_math_departs_from_the_functors", check=None,
+        check=None,
         only_ops=("DIV", "RDIV", "FLOOR_DIVIDE", "RFLOOR_DIVIDE", "POW", "RPOW", "ATAN2", "RATAN2", "FMOD", "RFMOD",
                   "REMAINDER", "RREMAINDER", "MIN"),
     ),

@@ -83,7 +83,7 @@ def _findings(found: list[Finding]) -> list[str]:
     lines = ["", "runtimes that deviate from the spec here:"]
     for f in found:
         d = f.deviation
-        lines.append(f"  - {d.runtime} {d.version} [{d.id}]: {f.note}")
+        lines.append(f"  - {d.label()} [{d.id}]: {f.note}")
     return lines
 
 

@@ -54,7 +54,7 @@ def format_finding(f: Finding) -> str:
     lines = [f"{f.node}: {f.op_type}-{f.opset}({ins}) -> {f.output} {_shape_text(f.output_shape)}",
              f"  {f.kind} ({f.target}{', ' + f.rule if f.rule else ''}): {f.reason}",
              f"  fix: {f.fix}"]
-    lines += [f"  note: {d.deviation.runtime} {d.deviation.version} [{d.deviation.id}]: {d.note}"
+    lines += [f"  note: {d.deviation.label()} [{d.deviation.id}]: {d.note}"
               for d in f.deviations]
     return "\n".join(lines)
 

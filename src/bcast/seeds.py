@@ -8,7 +8,7 @@ is the output shape, or ``None`` where the document says the broadcast does
 not happen.  Shapes are written as in the document: numpy order for ONNX and
 OpenVINO, ncnn's [w,h,d,c] order for ncnn (the ncnn test converts them).
 
-Sources (../shared/seeds/):
+Sources (the documents bcast started from; docs/design.md lists them):
   onnx-en   000  ONNX docs/Broadcasting.md (onnx 1.7.0)
   onnx-zh   001  the same document in Chinese
   ncnn      002  ncnn docs/developer-guide/binaryop-broadcasting.md

@@ -5,8 +5,8 @@ float32.  The x86-64 PyPI wheel (ncnn 1.0.20261020), built with -ffast-math,
 departs from them in its vector bodies (MIN: in its one-element path) on a few
 inputs.  :func:`wheel_departs` lists those inputs exactly and
 :func:`departure_documented` says whether a departure is of the recorded kind;
-test_ncnn_run.py's differential skips nothing else, and
-test_deviations.py::test_ncnn_fast_math_departs_from_the_functors proves the
+tests/test_ncnn_run.py's differential skips nothing else, and
+bcast.proofs.ncnn.ncnn_fast_math_departs_from_the_functors proves the
 record.  Plain numpy: the wheel is not imported here.
 
 >>> import numpy as np
