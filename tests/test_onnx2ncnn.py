@@ -44,7 +44,7 @@ def test_readme_mul_is_garbage_and_rewrite_reshapes_the_initializer_not_unsqueez
     m = model([("Mul", ["x", "w"], ["y"])], {"x": [1, 5, 4, 5]}, ["y"], inits={"w": _x((4, 5))})
     [f] = lint(m, "onnx2ncnn")
     assert f.kind == "unsupported" and "blobs A (5,4,5) and B (4,5)" in f.reason and "garbage of shape (5,5,5)" in f.reason
-    assert "reshape initializer B w to (1,1,4,5)" in f.fix
+    assert "reshape initializer B to (1,1,4,5)" in f.fix
     r = rewrite(m, "onnx2ncnn")
     assert r.findings == [] and r.changes == ["n0: initializer B w (4,5) -> (1,1,4,5)"]
     assert [n.op_type for n in r.model.graph.node] == ["Mul"]  # no Unsqueeze: onnx2ncnn makes ExpandDims of it

@@ -217,7 +217,7 @@ class Onnx2ncnn(_Target):
         plan = site.plan
         slope = site.inputs[1]
         if slope not in self.weights:
-            return [("unsupported", None, f"onnx2ncnn reads PRelu's slope {slope!r} from the initializers: a computed "
+            return [("unsupported", None, "onnx2ncnn reads PRelu's slope from the initializers: a computed "
                      "slope is written as no slope at all", "make the slope an initializer", ())]
         dims = self.weights[slope]
         n = 1
@@ -272,16 +272,18 @@ class Onnx2ncnn(_Target):
         return []
 
     def fix(self, site):
-        """What ``bcast rewrite --target onnx2ncnn`` does to this node: ``(text, [(input index, new shape,
-        how)])`` with ``how`` "initializer" or "reshape", or None when it has nothing that makes it right."""
+        """What ``bcast rewrite --target onnx2ncnn`` does to this node (the words name the inputs as A and B,
+        not by value: findings are cached per shapes), or None when it has nothing that makes it right."""
         steps = self.steps(site)
         if steps is None:
             return None
         what = ", ".join(f"{'reshape initializer' if how == 'initializer' else 'Reshape'} {site.plan.names[i]} "
-                         f"{site.inputs[i]} to {format_shape(s)}" for i, s, how in steps)
+                         f"to {format_shape(s)}" for i, s, how in steps)
         return f"bcast rewrite MODEL --target onnx2ncnn -o OUT.onnx ({what})"
 
     def steps(self, site):
+        """``[(input index, new shape, how)]``, ``how`` "initializer" or "reshape", that make the node right
+        on ncnn, or None."""
         plan = site.plan
         if plan is None or site.op.name not in BINARYOPS or len(plan.inputs) != 2 or plan.ndim > 4:
             return None
