@@ -129,7 +129,8 @@ def test_rewrite_fixes_every_fixable_model_and_leaves_the_rest(path, tmp_path):
     fixed = set()
     for name, (m, r) in _rewritten(path, tmp_path).items():
         if record[name] == "ok":
-            assert r.changes == [] and r.findings == [], name  # nothing to fix: the model is left alone
+            # nothing to fix: the model is left alone (a `values` finding only says where a kernel may differ)
+            assert r.changes == [] and [f for f in r.findings if f.kind in H.PREDICTS_WRONG] == [], name
             continue
         if not [f for f in r.findings if f.kind in H.PREDICTS_WRONG]:
             fixed.add(name)

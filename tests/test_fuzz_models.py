@@ -73,8 +73,27 @@ def _small_models() -> list:
               inits={"w": w}),
         model([helper.make_node("If", ["cond"], ["y"], then_branch=body, else_branch=body),
                ("Add", ["y", "x"], ["z"])], {"x": [2]}, ["z"], inits={"cond": cond}),
+        # the README's ncnn-garbage Mul inside an If branch, inside a Loop body; a local function's call;
+        # a rank-0 comparison (y.mean() > -100)
+        readme_if(nested=True),
+        _function_model(),
+        model([("ReduceMean", ["x"], ["m"], {"keepdims": 0}), ("Greater", ["m", "c"], ["y"])], {"x": [1, 3]}, ["y"],
+              inits={"c": np.float32(-100)}),
     ]
 
+
+def _function_model():
+    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"], [helper.make_node("Mul", ["a", "b"], ["o"])],
+                              [helper.make_opsetid("", 17)])
+    g = helper.make_graph([helper.make_node("Scale", ["x", "w"], ["y"], domain="my")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5, 4, 5])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5, 4, 5])],
+                          [numpy_helper.from_array(np.ones((4, 5), np.float32), "w")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("my", 1)],
+                             functions=[fn])
+
+
+from test_lint_graphs import readme_if  # noqa: E402
 
 SMALL = _small_models()
 SEEDS = [m.SerializeToString() for m in SMALL] + [

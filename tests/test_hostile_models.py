@@ -333,6 +333,9 @@ def test_absurd_dims_are_linted_in_bounded_memory(name):
     try:
         for target in bcast.linter.TARGETS:
             findings = bcast.lint(m, target)
+            if target == "onnx2ncnn" and not kind and findings:  # a computed axis 0 of 2**62: no batch of 1
+                assert "takes axis 0 of every computed tensor" in findings[0].reason, findings
+                continue
             assert [f.kind for f in findings][:1] == ([kind] if kind else []), (target, findings)
         bcast.rewrite(m, "ncnn")
         peak = tracemalloc.get_traced_memory()[1]

@@ -15,6 +15,8 @@ from bcast.errors import InputError
 from bcast.linter import KINDS, TARGETS, lint, lint_report
 
 W = np.float32
+#: the light models whose written-out BatchNorm Unsqueezes its (C,) scale: onnx2ncnn's ExpandDims makes it (1,1,C)
+ONNX2NCNN_GARBAGE = ("densenet121", "inception_v2")
 
 
 def kinds(m, target="onnx"):
@@ -81,7 +83,7 @@ def test_ncnn_unsupported_pair_and_the_rewrite_that_fixes_it():
     assert f.kind == "unsupported" and f.rule == "ncnn"
     assert "blobs A (2,3,4) and B (3,4)" in f.reason  # the batch axis is not an ncnn axis
     assert [d.deviation.id for d in f.deviations] == ["ncnn-garbage"]
-    assert "--target onnx2ncnn" in f.fix and "Unsqueeze B to (1,1,3,4)" in f.fix
+    assert "--target onnx2ncnn" in f.fix and "reshape initializer B to (1,1,3,4)" in f.fix  # folded, not Unsqueezed
 
 
 def test_ncnn_differs_where_a_1d_operand_matches_the_first_axis():
@@ -102,21 +104,24 @@ def test_ncnn_rank_limit_has_no_rewrite():
 
 
 def test_ncnn_constant_varying_along_the_batch_axis():
+    # onnx2ncnn holds x (1,3) as the blob (3,) and w (2,3) as MemoryData (2,3): ncnn's 1-D rule then broadcasts
+    # (3,) along w's rows, numpy's answer; under pnnx the batch axis of x (none: no batched layer) is no question
     m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 3]}, ["c"], inits={"w": np.ones((2, 3), W)})
-    f = only(m, "onnx2ncnn")
-    assert f.kind == "unsupported" and "varies along it" in f.reason
+    assert lint(m, "onnx2ncnn") == [] and lint(m, "ncnn") == []
 
 
 def test_ncnn_batch_axis_follows_transpose():
     # x (1,3,4) -> Transpose perm (1,2,0): (3,4,1), batch on axis 2; w (3,4,5) faces it with 5
     m = model([("Transpose", ["x"], ["t"], {"perm": [1, 2, 0]}), ("Add", ["t", "w"], ["c"])],
               {"x": [1, 3, 4]}, ["c"], inits={"w": np.ones((3, 4, 5), W)})
-    assert "varies along it (axis 2, 5)" in only(m, "onnx2ncnn").reason
+    f = only(m, "onnx2ncnn")  # t is held as (4,1) without its axis 0 (onnx2ncnn's batch): garbage against (3,4,5)
+    assert f.kind == "unsupported" and "(3,4,1)" in f.reason and "garbage" in f.reason
 
 
 def test_openvino_prelu_per_channel_heuristic():
     m = model([("PRelu", ["x", "s"], ["y"])], {"x": [1, 3, 2, 3]}, ["y"], inits={"s": np.ones(3, W)})
-    assert lint(m) == [] and lint(m, "onnx2ncnn") == []
+    assert lint(m) == []
+    assert [f.kind for f in lint(m, "onnx2ncnn")] == ["differs"]  # onnx2ncnn's PReLU is per channel too
     f = only(m, "openvino")
     assert f.kind == "differs" and f.rule == "openvino-prelu"
     assert "(1,3,1,1), the spec's (1,1,1,3)" in f.reason and "Unsqueeze slope to (1,1,1,3)" in f.fix
@@ -159,7 +164,7 @@ def test_every_target_and_kind_is_documented():
 
     for k in KINDS:
         assert k in L.__doc__
-    assert TARGETS == ("onnx", "ncnn", "openvino", "onnx2ncnn")
+    assert TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino")
 
 
 def test_finding_to_dict_is_json_ready():
@@ -168,7 +173,8 @@ def test_finding_to_dict_is_json_ready():
     m = model([("Add", ["a", "b"], ["c"])], {"a": ["N", 3], "b": [5, 1]}, ["c"])
     d = lint(m)[0].to_dict()
     assert set(d) == {"node", "op_type", "opset", "inputs", "input_shapes", "output", "output_shape", "kind",
-                      "target", "rule", "reason", "fix", "deviations"}
+                      "target", "rule", "reason", "fix", "deviations", "path"}
+    assert d["path"] == ["n0"]
     assert json.loads(json.dumps(d)) == d
 
 
@@ -184,6 +190,8 @@ def test_lint_is_exported_lazily():
 @pytest.mark.parametrize("name", sorted(f[6:-5] for f in os.listdir(LIGHT) if f.endswith(".onnx")))
 def test_light_models_are_clean_for_every_target(name):
     for target in TARGETS:
+        if target == "onnx2ncnn" and name in ONNX2NCNN_GARBAGE:
+            continue  # test_onnx2ncnn.py::test_light_models_unsqueezed_batchnorm_is_garbage_and_rewrite_fixes_it
         report = lint_report(light(name), target)
         assert report.findings == [], (target, report.findings[:2])
         assert report.nodes > 0
@@ -281,7 +289,7 @@ def test_cli_lint_exit_status_and_blocks():
     path = os.path.join(EXAMPLES, "scale_prelu.onnx")
     assert _cli("lint", path)[0] == 0
     code, text = _cli("lint", path, "--target", "onnx2ncnn")
-    assert code == 1 and "checked 2 broadcasting nodes of 2: 1 finding" in text
+    assert code == 1 and "checked 2 broadcasting nodes of 2: 2 findings" in text  # the Mul, and PRelu per channel
     assert "\nscale: Mul-17(x (1,5,4,5), w (4,5)) -> scaled (1,5,4,5)\n  unsupported (onnx2ncnn, ncnn): " in text
     code, text = _cli("lint", path, "--target", "ncnn")  # pnnx inserts the reshape for Mul; PRelu's slope is not
     assert code == 1 and "\nact: PRelu-17(scaled (1,5,4,5), slope (5,)) -> y (1,5,4,5)\n  differs (ncnn, ncnn): " in text

@@ -1,5 +1,5 @@
-"""bcast rewrite: the light model-zoo graphs made ncnn-explicit and run in onnxruntime against the
-original; legacy opset-6 broadcast/axis models upgraded and run in onnxruntime against bcast.onnx.run
+"""bcast rewrite (the onnx2ncnn, ncnn and openvino rewrites have their own tests: test_onnx2ncnn.py,
+test_lint_graphs.py, test_convert_corpus.py): legacy opset-6 broadcast/axis models upgraded and run in onnxruntime against bcast.onnx.run
 of the legacy op; the file rules (never the input, never an existing file, atomic)."""
 
 from __future__ import annotations
@@ -9,47 +9,15 @@ import os
 import numpy as np
 import pytest
 
-from onnx_models import light, model, onnx, randomized, run_ort, saved  # noqa: F401 - saved: a fixture
+from onnx_models import model, onnx, run_ort, saved  # noqa: F401 - saved: a fixture
 
 import bcast
 from bcast import onnx as bonnx
 from bcast.errors import InputError
 from bcast.linter import lint
-from bcast.ncnn import FROM_ONNX
 from bcast.rewriter import rewrite
 
 pytest.importorskip("onnxruntime")
-
-# the light models that run in well under a second (alexnet, vgg19, zfnet512 carry 100M-weight layers, resnet50
-# has no broadcast to rewrite); densenet121 and inception_v2 are the ones with rank-changing broadcasts
-FAST = ["densenet121", "inception_v1", "inception_v2", "shufflenet", "squeezenet"]
-
-
-def _ranks_equal(m):
-    g = onnx.shape_inference.infer_shapes(m).graph
-    shapes = {v.name: len(v.type.tensor_type.shape.dim) for v in (*g.value_info, *g.output, *g.input)}
-    shapes.update({t.name: len(t.dims) for t in m.graph.initializer})
-    return all(shapes[n.input[0]] == shapes[n.input[1]] for n in m.graph.node if n.op_type in FROM_ONNX)
-
-
-@pytest.mark.parametrize("name", FAST)
-def test_light_model_ncnn_rewrite_computes_the_same(name):
-    m, feeds = randomized(light(name))
-    assert lint(m) == [] and lint(m, "onnx2ncnn") == []
-    r = rewrite(m, "onnx2ncnn")
-    onnx.checker.check_model(r.model)
-    assert r.findings == [] and lint(r.model, "onnx2ncnn") == []
-    assert _ranks_equal(r.model)
-    assert [v.name for v in r.model.graph.input] == [v.name for v in m.graph.input]
-    assert [v.name for v in r.model.graph.output] == [v.name for v in m.graph.output]
-    before, after = run_ort(m, feeds), run_ort(r.model, feeds)
-    assert before.keys() == after.keys()
-    for k in before:
-        np.testing.assert_array_equal(after[k], before[k], err_msg=k)
-        assert np.isfinite(before[k]).all()
-    if name in ("densenet121", "inception_v2"):
-        assert len(r.changes) == {"densenet121": 242, "inception_v2": 138}[name]
-
 
 # --------------------------------------------------------------------------- legacy upgrade
 
@@ -135,42 +103,6 @@ def test_models_of_opset_7_and_later_are_left_alone():
 
 
 # --------------------------------------------------------------------------- ncnn on hand-built models
-
-
-@pytest.mark.parametrize("opset", [11, 17])
-def test_ncnn_rewrite_unsqueezes_with_the_opsets_form_and_runs(opset):
-    w = np.arange(12, dtype=np.float32).reshape(3, 4)
-    v = np.array([10, 20], np.float32)
-    m = model([("Add", ["x", "w"], ["c"]), ("Mul", ["c", "v"], ["d"]), ("Sub", ["d", "w"], ["y"])],
-              {"x": [1, 2, 3, 4]}, ["c", "d", "y"], opset=opset, inits={"w": w, "v": np.ones(4, np.float32)})
-    assert [f.kind for f in lint(m, "onnx2ncnn")] == ["unsupported", "unsupported"]
-    r = rewrite(m, "onnx2ncnn")
-    onnx.checker.check_model(r.model)
-    assert r.findings == [] and _ranks_equal(r.model)
-    unsq = [n for n in r.model.graph.node if n.op_type == "Unsqueeze"]
-    assert len(unsq) == 2  # one for w, shared by Add and Sub; one for v
-    assert all((len(n.input) == 2) == (opset >= 13) for n in unsq)
-    x = np.random.default_rng(3).standard_normal((1, 2, 3, 4)).astype(np.float32)
-    before, after = run_ort(m, {"x": x}), run_ort(r.model, {"x": x})
-    for k in before:
-        np.testing.assert_array_equal(after[k], before[k])
-    del v
-
-
-def test_ncnn_rewrite_leaves_what_ncnn_cannot_compute_as_findings():
-    m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4, 5, 6]}, ["c"], inits={"w": np.ones(6, np.float32)})
-    r = rewrite(m, "onnx2ncnn")
-    assert len(r.changes) == 1 and [f.kind for f in r.findings] == ["unsupported"]
-    assert "rank 5" in r.findings[0].reason
-
-
-def test_ncnn_rewrite_of_a_legacy_node_drops_its_axis():
-    m = model([("Add", ["a", "w"], ["c"], {"broadcast": 1, "axis": 1})], {"a": [1, 3, 4, 5]}, ["c"], opset=6,
-              inits={"w": np.ones((3, 4), np.float32)})
-    r = rewrite(m, "onnx2ncnn")
-    node = next(n for n in r.model.graph.node if n.op_type == "Add")
-    assert [a.name for a in node.attribute] == ["broadcast"]
-    assert lint(r.model, "onnx2ncnn") == [] and [f.kind for f in lint(r.model)] == ["legacy"]
 
 
 # --------------------------------------------------------------------------- files

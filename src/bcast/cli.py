@@ -93,22 +93,23 @@ examples:
   bcast lint model.onnx --target onnx2ncnn         the same for the legacy onnx2ncnn (raw BinaryOp)
   bcast lint model.onnx --target openvino --json
 
-exit status: 0 no findings, 1 findings, 2 bad input (not a whole ONNX model, external data outside its folder)
+exit status: 0 no findings (or only "values" ones), 1 findings, 2 bad input (not a whole ONNX model, external data
+outside its folder)
 """
 
 EPILOG_REWRITE = """\
 examples:
   bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
   bcast rewrite model.onnx --target ncnn -o ncnn.onnx  what pnnx converts wrong, in ops it converts right
-  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx  equal ranks for every BinaryOp
+  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx  reshaped initializers for the nodes lint flags
 
-exit status: 0 written, nothing left; 1 findings left (written, or not when a legacy node has no upgrade);
+exit status: 0 written, nothing left (but "values" findings); 1 findings left (written, or not when a legacy node has no upgrade);
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
 """
 
 #: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
-LINT_TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
+LINT_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 
 EPILOG_CONFORMANCE = """\
@@ -247,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lint", help="check every broadcasting node of an ONNX model for a target runtime",
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
-                       "the target. Needs the onnx package.",
+                       "the target, or run through a kernel that computes other values on some inputs. Every graph "
+                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
@@ -257,14 +259,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
-                       "to opset 7; --target onnx2ncnn gives every BinaryOp inputs of equal ranks; --target ncnn "
-                       "rewrites what pnnx converts wrong (Pow, PRelu's slope); --target openvino gives the inputs "
-                       "OpenVINO aligns otherwise the output's rank. Needs the onnx package.",
+                       "to opset 7; --target onnx2ncnn reshapes the operands of the nodes lint flags (initializers "
+                       "folded, computed ones by a Reshape); --target ncnn rewrites what pnnx converts wrong (Pow, "
+                       "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's rank. "
+                       "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
-                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; onnx2ncnn: equal ranks for every BinaryOp "
-                   "(initializers reshaped); ncnn: what pnnx converts wrong (Pow, PRelu's slope); openvino: the "
+                   help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; onnx2ncnn: the flagged nodes' operands "
+                   "reshaped (initializers folded); ncnn: what pnnx converts wrong (Pow, PRelu's slope); openvino: the "
                    "inputs OpenVINO aligns otherwise")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
@@ -553,7 +556,7 @@ def _cmd_lint(args, out) -> int:
         print(f"{head}: " + (_count(len(report.findings), "finding") if report.findings else "ok"), file=out)
         for f in report.findings:
             print(f"\n{format_finding(f)}", file=out)
-    return EXIT_NOT_BROADCASTABLE if report.findings else EXIT_OK
+    return EXIT_OK if report.ok else EXIT_NOT_BROADCASTABLE
 
 
 def _cmd_rewrite(args, out) -> int:
@@ -573,7 +576,9 @@ def _cmd_rewrite(args, out) -> int:
             print(f"\n{_count(len(result.findings), 'finding')} left:", file=out)
         for f in result.findings:
             print(f"\n{format_finding(f)}", file=out)
-    return EXIT_NOT_BROADCASTABLE if result.findings or not result.out else EXIT_OK
+    from .lint_findings import blocking
+
+    return EXIT_NOT_BROADCASTABLE if blocking(result.findings) or not result.out else EXIT_OK
 
 
 class _Terminated(KeyboardInterrupt):

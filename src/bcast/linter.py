@@ -19,8 +19,16 @@ legacy      (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
 differs     the target computes the node with another alignment than the spec
             (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
 unsupported the target cannot compute it at all (ncnn: pairs outside its rules,
-            rank > 4, a broadcast across the batch axis)
+            rank > 4, a broadcast across the batch axis; onnx2ncnn: an op it
+            does not convert)
+values      the target runs the node through a kernel that computes other values
+            on some inputs: a value record of the deviation registry
+            (:mod:`bcast.lint_values`), e.g. ncnn's POW on a negative base
 =========== ==================================================================
+
+Every graph is checked: If/Loop/Scan bodies (nested too) and the body of each
+model-local function at each call; a finding's ``node`` is its path,
+``If_0/then_branch/Mul_3`` (:mod:`bcast.lint_graphs`).
 
 Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
@@ -29,13 +37,7 @@ that bear on it (:mod:`bcast.deviations`).
 Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
 ``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
 (the model as pnnx converts it and ncnn runs it: :mod:`bcast.lint_pnnx`), ``onnx2ncnn``
-(the legacy converter: the ops it turns into a raw BinaryOp, :data:`bcast.ncnn.FROM_ONNX`,
-under the ``ncnn`` rule).  onnx2ncnn's layout: every tensor computed from a graph input
-(not an initializer) has a batch axis, axis 0 of the graph input, moved by Transpose /
-Unsqueeze / Squeeze and by broadcasting; ncnn's blob is the tensor without it.  An
-operand's dim that faces the batch axis is dropped (a constant's 1 there too); two
-operands with batch axes in different places, or a constant that varies along the batch
-axis, are ``unsupported``.
+(the legacy converter's raw BinaryOp on its blobs: :mod:`bcast.lint_onnx2ncnn`).
 
 >>> from onnx import helper, TensorProto as T
 >>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 2, 3])
@@ -53,7 +55,8 @@ from __future__ import annotations
 
 import operator
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 from .models import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
 
@@ -63,73 +66,25 @@ from . import lint_pnnx
 from . import onnx as bonnx
 from ._format import format_shape
 from .deviations import findings_for
-from .dims import MAX_RANK, UNKNOWN, is_one, json_shape
+from .dims import MAX_RANK, UNKNOWN
 from .errors import BroadcastError, InputError
-from .ncnn import FROM_ONNX as NCNN_BINARYOPS
 from .openvino import FROM_ONNX_RULES as OPENVINO_RULES
+from .lint_findings import Finding, Report, format_finding
+from .lint_graphs import Walk, holds_graphs
+from .lint_values import OPENVINO_OPS, value_rows
 from .plan import Plan
 from .rules import infer
 from .rules._cache import PlanCache
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
-TARGETS = ("onnx", "ncnn", "openvino", "onnx2ncnn")
-KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported")
+TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "openvino": ("openvino",), "onnx2ncnn": ("ncnn",)}
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
 _LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
-
-
-# --------------------------------------------------------------------------- records
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One node the target cannot be trusted with, and why (see the module docstring)."""
-
-    node: str
-    op_type: str
-    opset: int
-    inputs: tuple
-    input_shapes: tuple
-    output: str
-    output_shape: tuple | None
-    kind: str
-    target: str
-    rule: str | None
-    reason: str
-    fix: str
-    deviations: tuple = ()
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict (shapes as lists, dims as int or str; an unknown shape is null)."""
-        return {
-            "node": self.node, "op_type": self.op_type, "opset": self.opset, "inputs": list(self.inputs),
-            "input_shapes": [None if s is None else json_shape(s) for s in self.input_shapes],
-            "output": self.output, "output_shape": None if self.output_shape is None else json_shape(self.output_shape),
-            "kind": self.kind, "target": self.target, "rule": self.rule, "reason": self.reason, "fix": self.fix,
-            "deviations": [d.to_dict() for d in self.deviations],
-        }
-
-    def __str__(self) -> str:
-        return format_finding(self)
-
-
-def _shape_text(shape) -> str:
-    return "?" if shape is None else format_shape(shape)
-
-
-def format_finding(f: Finding) -> str:
-    """One readable block: the node, its inputs, the verdict, the fix, the runtime notes."""
-    ins = ", ".join(f"{n or '(none)'} {_shape_text(s)}" for n, s in zip(f.inputs, f.input_shapes))
-    lines = [f"{f.node}: {f.op_type}-{f.opset}({ins}) -> {f.output} {_shape_text(f.output_shape)}",
-             f"  {f.kind} ({f.target}{', ' + f.rule if f.rule else ''}): {f.reason}",
-             f"  fix: {f.fix}"]
-    lines += [f"  note: {d.deviation.label()} [{d.deviation.id}]: {d.note}"
-              for d in f.deviations]
-    return "\n".join(lines)
 
 
 @dataclass
@@ -145,7 +100,8 @@ class Site:
     shapes: tuple
     attrs: dict
     spec: object = None  # the Plan, or the BroadcastError / InputError of the node's own rule
-    label: str = ""
+    label: str = ""  # its path, joined by "/" (bcast.lint_graphs)
+    path: tuple = ()
     unknown: tuple = ()  # inputs whose shape is not known
     key: tuple | None = None  # what its checks depend on (see _key)
 
@@ -234,13 +190,15 @@ def _spec(site: Site):
     return result
 
 
-def sites(model, shapes: Shapes):
-    """Walk the main graph once, in order: yields ``(index, node, site)`` for every node,
+def sites(model, shapes: Shapes, prefix: tuple = ()):
+    """Walk one graph once, in order (``model``: a model, its main graph, or a graph of ``shapes``'s
+    scope, with ``prefix`` the path to it): yields ``(index, node, site)`` for every node,
     ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
     resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
-    for i, node in enumerate(model.graph.node):
+    graph = model.graph if isinstance(model, onnx.ModelProto) else model
+    for i, node in enumerate(graph.node):
         kind = (node.op_type, node.domain)
         found = resolved.get(kind, False)
         if found is False:
@@ -262,8 +220,9 @@ def sites(model, shapes: Shapes):
                 dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
             except InputError as e:
                 refused = e
+        path = (*prefix, node_label(node, i))
         site = Site(i, node, op, version, opset, tuple(names), tuple(dims), _attrs(node, op, version),
-                    label=node_label(node, i))
+                    label="/".join(path), path=path)
         site.unknown = () if refused else tuple(n for n, s in zip(names, dims) if s is None)
         site.key = _key(site)
         if refused:
@@ -299,11 +258,23 @@ class _Target:
 
     name = ""
 
-    def __init__(self, shapes: Shapes, model) -> None:
+    def __init__(self, shapes: Shapes, graph, parent: "_Target | None" = None) -> None:
+        """``graph``: the graph walked (a subgraph of ``parent``'s, or a function's body)."""
         self.shapes = shapes
 
     def visit(self, node, site) -> None:
         pass
+
+    def child(self, shapes: Shapes, graph, nested: bool, call=None) -> "_Target":
+        """The checks of a graph inside node ``call``: a subgraph (``nested``: it sees this scope), or the
+        body of the local function it calls (its inputs bound to the call's, :meth:`bind`)."""
+        inner = type(self)(shapes, graph, self if nested else None)
+        if not nested:
+            inner.bind(self, {f.name: a for f, a in zip(graph.input, call.input) if a})
+        return inner
+
+    def bind(self, caller: "_Target", formals: dict) -> None:
+        """What the caller knows of the values a function's inputs (``formals``: formal -> actual) are."""
 
     def context(self, site: Site) -> tuple:
         """What the target's checks of a site depend on besides the site's shapes and attributes."""
@@ -316,6 +287,11 @@ class _Target:
         """Findings of nodes that are not broadcasting sites (after the walk)."""
         return []
 
+    def route(self, site: Site) -> str | None:
+        """The op the target's runtime runs the node as, as the deviation registry spells it (None: none
+        that the registry's value records name)."""
+        return None
+
     def notes(self, result, op=None, op_attrs=None) -> tuple:
         prefixes = _RUNTIMES[self.name]
         return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
@@ -326,6 +302,9 @@ class _Target:
 
 class _Onnx(_Target):
     name = "onnx"
+
+    def route(self, site: Site) -> str | None:
+        return site.op.name
 
     def check(self, site: Site) -> list:
         plan = site.plan
@@ -346,6 +325,11 @@ class _Onnx(_Target):
 
 class _OpenVINO(_Target):
     name = "openvino"
+
+    def route(self, site: Site) -> str | None:
+        if site.op.name == "Mod":
+            return "Mod" if site.attrs.get("fmod") else "FloorMod"
+        return OPENVINO_OPS.get(site.op.name)
 
     def check(self, site: Site) -> list:
         plan = site.plan
@@ -401,154 +385,8 @@ def _align_fix(plan: Plan, target: str) -> str:
 # ------------------------------------------------------------------------- ncnn
 
 
-class _Unsupported(Exception):
-    pass
-
-
-#: The ops that move the batch axis of their first input; every other op keeps it at 0.
-_MOVES_BATCH = frozenset({"Transpose", "Unsqueeze", "Squeeze"})
-
-
-def _batch_moves(node, shapes: Shapes, b: int):
-    """Where the batch axis ``b`` of a node's first input lands in its output (None: gone)."""
-    if node.op_type == "Transpose":
-        perm = next((list(a.ints) for a in node.attribute if a.name == "perm"), None)
-        rank = shapes.get(node.input[0])
-        if perm is None:
-            return None if rank is None else len(rank) - 1 - b
-        return perm.index(b) if b in perm else None
-    if node.op_type in ("Unsqueeze", "Squeeze"):
-        axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), None)
-        if axes is None and len(node.input) > 1:
-            values = shapes.constant(node.input[1])
-            axes = None if values is None else [int(v) for v in values.ravel()]
-        rank = shapes.get(node.input[0])
-        if rank is None:
-            return 0
-        if node.op_type == "Squeeze":
-            axes = [k for k, d in enumerate(rank) if d == 1] if axes is None else [a % len(rank) for a in axes]
-            return None if b in axes else b - sum(a < b for a in axes)
-        if axes is None:
-            return 0
-        out_rank = len(rank) + len(axes)
-        kept = [k for k in range(out_rank) if k not in {a % out_rank for a in axes}]
-        return kept[b] if b < len(kept) else None
-    return 0
-
-
-class _Ncnn(_Target):
-    """``onnx2ncnn``: ncnn's raw BinaryOp rule on the blobs (the legacy converter; no reshape inserted)."""
-
-    name = "onnx2ncnn"
-
-    def __init__(self, shapes: Shapes, model) -> None:
-        super().__init__(shapes, model)
-        consts = set(map(_NAME, model.graph.initializer))
-        self.batch = {}  # value name -> its batch axis (absent: a constant, no batch axis)
-        for name in map(_NAME, model.graph.input):
-            if name not in consts:
-                s = shapes.get(name)
-                if s is None or len(s) >= 1:
-                    self.batch[name] = 0
-
-    def visit(self, node, site) -> None:
-        batch = self.batch
-        inputs = node.input
-        if site is None:  # the batch axis of the first input moves (Transpose...) or stays at 0
-            if not inputs:
-                return
-            first = inputs[0]
-            if first in batch:
-                where = _batch_moves(node, self.shapes, batch[first]) if node.op_type in _MOVES_BATCH else 0
-            elif batch.keys().isdisjoint(inputs):
-                return
-            else:
-                where = 0
-        else:
-            batched = [(k, batch[n]) for k, n in enumerate(inputs) if n in batch]
-            if not batched:
-                return
-            plan = site.plan
-            where = None
-            if plan is not None:
-                k, b = batched[0]
-                where = plan.axis_maps[k][b] if k < len(plan.axis_maps) else None
-            elif site.shapes and site.shapes[0] is not None:
-                where = 0
-        if where is not None:
-            batch.update(dict.fromkeys(filter(None, node.output), where))
-
-    def context(self, site: Site) -> tuple:
-        return tuple(self.batch.get(n) for n in site.inputs)
-
-    def check(self, site: Site) -> list:
-        binop = NCNN_BINARYOPS.get(site.op.name)
-        plan = site.plan
-        if binop is None or len(plan.inputs) != 2:
-            return []
-        batch = [self.batch.get(n) for n in site.inputs]
-        try:
-            blobs, ob = _blobs(plan, batch)
-            q = infer(*blobs, rule="ncnn", names=plan.names)
-        except _Unsupported as e:
-            return [("unsupported", "ncnn", str(e), "none that bcast knows: ncnn's blobs have no batch axis", ())]
-        except BroadcastError as e:
-            return [("unsupported", "ncnn", f"ncnn sees blobs {_blob_text(plan.names, blobs)}: {e.reason}",
-                     _ncnn_fix(plan, batch), self.notes(e, binop))]
-        moved = _moved(plan, q, ob)
-        notes = self.notes(q, binop)
-        if moved:
-            how = "; ".join(f"{plan.names[i]} as {format_shape(b)}, not {format_shape(a)}" for i, a, b in moved)
-            return [("differs", "ncnn",
-                     f"ncnn sees blobs {_blob_text(plan.names, blobs)}" + (" (batch axis dropped)" if ob is not None
-                                                                           else "")
-                     + f" and aligns {how}: it computes {binop} on other elements than the spec",
-                     _ncnn_fix(plan, batch), notes)]
-        decisive = self.decisive(notes)
-        if decisive:
-            return [("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn", notes)]
-        return []
-
-
 def _blob_text(names, blobs) -> str:
     return " and ".join(f"{n} {format_shape(b)}" for n, b in zip(names, blobs))
-
-
-def _blobs(plan: Plan, batch) -> tuple:
-    """ncnn's blobs for the inputs of a valid plan, and the output axis of the batch (None: no batch axis).
-
-    Raises _Unsupported for a broadcast across the batch axis."""
-    where = {plan.axis_maps[i][b] for i, b in enumerate(batch) if b is not None and plan.axis_maps[i][b] is not None}
-    if len(where) > 1:
-        raise _Unsupported(f"the inputs' batch axes land on different output axes {sorted(where)}: ncnn cannot "
-                           "broadcast across the batch axis (pnnx: \"binaryop broadcast across batch axis\")")
-    if not where:
-        return tuple(plan.inputs), None
-    ob = where.pop()
-    blobs = []
-    for i, shape in enumerate(plan.inputs):
-        k = next((k for k, ax in enumerate(plan.axis_maps[i]) if ax == ob), None)
-        if k is not None and k != batch[i] and not is_one(shape[k]):
-            raise _Unsupported(f"{plan.names[i]} {format_shape(shape)} has no batch axis but varies along it "
-                               f"(axis {k}, {shape[k]}): ncnn's blobs have no batch axis")
-        blobs.append(shape if k is None else shape[:k] + shape[k + 1:])
-    return tuple(blobs), ob
-
-
-def _ncnn_fix(plan: Plan, batch) -> str:
-    """What ``bcast rewrite --target ncnn`` does for this node, or why no rewrite helps."""
-    aligned = [plan.aligned_shape(i) for i in range(len(plan.inputs))]
-    if all(len(s) == plan.ndim for s in plan.inputs):
-        return "none that bcast knows: the ranks are already equal"
-    after = infer(*aligned, rule="numpy", names=plan.names)
-    moved_batch = [None if b is None else plan.axis_maps[i][b] for i, b in enumerate(batch)]
-    try:
-        blobs, _ = _blobs(after, moved_batch)
-        infer(*blobs, rule="ncnn", names=plan.names)
-    except (_Unsupported, BroadcastError) as e:
-        why = e.reason if isinstance(e, BroadcastError) else str(e)
-        return f"none that bcast knows: even with equal ranks ncnn cannot ({why})"
-    return f"bcast rewrite MODEL --target onnx2ncnn -o OUT.onnx ({_unsqueezes(plan)})"
 
 
 class _PnnxNcnn(_Target):
@@ -556,9 +394,10 @@ class _PnnxNcnn(_Target):
 
     name = "ncnn"
 
-    def __init__(self, shapes: Shapes, model) -> None:
-        super().__init__(shapes, model)
-        self.ctx = lint_pnnx.Context(model, shapes)
+    def __init__(self, shapes: Shapes, graph, parent=None) -> None:
+        super().__init__(shapes, graph, parent)
+        # pnnx's batch axes are solved per graph: a body's values from outside it count as having none
+        self.ctx = lint_pnnx.Context(SimpleNamespace(graph=graph), shapes)
 
     def context(self, site: Site) -> tuple:
         return self.ctx.key(site)
@@ -573,8 +412,16 @@ class _PnnxNcnn(_Target):
                 for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx)]
 
 
-_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO, "onnx2ncnn": _Ncnn}
-assert tuple(_TARGETS) == TARGETS
+_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}  # onnx2ncnn: its own module (_target)
+
+
+def _target(name: str) -> type:
+    """The checks of a target (those of a module of their own are imported when first used)."""
+    if name == "onnx2ncnn":
+        from .lint_onnx2ncnn import Onnx2ncnn
+
+        return Onnx2ncnn
+    return _TARGETS[name]
 
 
 # --------------------------------------------------------------------------- the entry points
@@ -615,23 +462,8 @@ def _make(site: Site, target: str, row) -> Finding:
     kind, rule, reason, fix, notes = row
     out = site.node.output[0] if site.node.output else ""
     return Finding(site.label, site.op.name, site.opset, site.inputs, site.shapes, out,
-                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes))
-
-
-@dataclass
-class Report:
-    """What one lint run found: the findings, and how many nodes it looked at."""
-
-    target: str
-    opset: int
-    nodes: int
-    checked: int
-    findings: list = field(default_factory=list)
-
-    def to_dict(self, model: str | None = None) -> dict:
-        return {"model": model, "target": self.target, "opset": self.opset, "nodes": self.nodes,
-                "checked": self.checked, "ok": not self.findings,
-                "findings": [f.to_dict() for f in self.findings]}
+                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes),
+                   site.path)
 
 
 #: The target's rows of each distinct site, keyed on (target, site key, context): a check reads nothing else,
@@ -647,11 +479,28 @@ def lint_report(model, target: str = "onnx") -> Report:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
     proto = load(model)
     shapes = Shapes(proto)
-    checker = _TARGETS[target](shapes, proto)
-    report = Report(target, shapes.opset, len(proto.graph.node), 0)
-    failed = {}  # output name -> label of the node that made it without a plan
-    for _, node, site in sites(proto, shapes):
+    report = Report(target, shapes.opset, 0, 0)
+    walk = Walk(proto)
+    walk.count(proto.graph)
+    checker = _target(target)(shapes, proto.graph)
+    _lint_graph(proto.graph, shapes, checker, (), walk, report, {})
+    report.findings += checker.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
+    return report
+
+
+def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Walk, report: Report,
+                failed: dict) -> None:
+    """Lint one graph (and, depth first, the graphs inside its nodes) into ``report``.  ``failed``: output
+    name -> label of the node that made it without a plan."""
+    target = checker.name
+    report.nodes += len(graph.node)
+    for i, node, site in sites(graph, shapes, prefix):
         checker.visit(node, site)
+        if holds_graphs(node):  # If/Loop/Scan, a local function's call
+            here = (*prefix, node_label(node, i))
+            for name, sub, inner, nested in walk.scopes(node, i, shapes):
+                _lint_graph(sub, inner, checker.child(inner, sub, nested, node),
+                            (*here, name), walk, report, failed)
         if site is None:
             continue
         report.checked += 1
@@ -664,11 +513,11 @@ def lint_report(model, target: str = "onnx") -> Report:
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
+            rows += value_rows(_DECISIVE[target], checker.route(site),
+                               lambda: tuple(map(shapes.elem_type, site.inputs)), site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
-    report.findings += checker.finish(proto)
-    return report
 
 
 def lint(model, target: str = "onnx") -> list:

@@ -459,6 +459,28 @@ class Shapes:
         self._shapes = {}  # name -> shape, filled on demand and by set()
         self.bcast_only = set()  # names whose shape bcast knows and onnx did not
         self.graph = model.graph
+        self.inferred = g  # the graph as onnx's inference left it (its subgraphs carry their value_info)
+
+    def scope(self, graph, inferred=None) -> "Shapes":
+        """The shapes seen from inside ``graph``, a subgraph (an If branch, a Loop or Scan body) of a
+        node of this graph: its own values (from ``inferred``, its counterpart in onnx's inferred
+        model, whose value_info onnx filled in), then every value of the outer scopes, bcast's shapes
+        included.  Nothing is copied: writes go to the subgraph's own maps."""
+        from collections import ChainMap
+
+        child = object.__new__(Shapes)
+        child.opset, child.ir_version, child.opset_imports = self.opset, self.ir_version, self.opset_imports
+        g = inferred if inferred is not None else graph
+        own = {v.name: v for v in (*g.input, *g.value_info, *g.output)}
+        child._info = ChainMap(own, self._info)
+        child.initializers = ChainMap({t.name: t for t in graph.initializer}, self.initializers)
+        child.sparse = ChainMap({sp.values.name: sp for sp in graph.sparse_initializer}, self.sparse)
+        shadowed = own.keys() | {o for n in graph.node for o in n.output}
+        child._shapes = ChainMap({}, self._shapes if shadowed.isdisjoint(self._shapes) else
+                                 {k: v for k, v in self._shapes.items() if k not in shadowed})
+        child.bcast_only = set(self.bcast_only) - shadowed
+        child.graph, child.inferred = graph, g
+        return child
 
     def get(self, name: str):
         if name in self._shapes:
