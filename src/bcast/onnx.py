@@ -56,7 +56,7 @@ import numpy as np
 from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import check_memory, check_out, materialize, output, run_plan, view
+from .execute import check_memory, check_out, materialize, output, overlaps, run_plan, view
 from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
@@ -706,6 +706,8 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
                     return f(a, b)
                 finally:
                     _quiet_exit(token)
+    if out is not None and type(out) is _ndarray and overlaps(out, inputs):
+        return _overlapping(op, inputs, opset, out, materialize, attrs)
     if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
@@ -728,6 +730,16 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
 # run() has no comprehension nor closure of its own: in it they would make cells on every call
 def _as_arrays(o: Op, inputs) -> list:
     return [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
+
+
+def _overlapping(op, inputs, opset, out, materialize, attrs):
+    """run() with an ``out=`` that may share memory with an input: the result computed into a
+    temporary, then copied into ``out`` (as numpy does): a kernel of several steps (PRelu, Where,
+    Sum with ``out`` a later input, integer Div, Pow, Gemm's C) would read what it has overwritten."""
+    result = run(op, *inputs, opset=opset, materialize=materialize, **attrs)
+    check_out(out, result.shape, result.dtype)
+    np.copyto(out, result)
+    return out
 
 
 def _kernel_attrs(o: Op, checked: dict) -> dict:
