@@ -706,8 +706,6 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
                     return f(a, b)
                 finally:
                     _quiet_exit(token)
-    if out is not None and type(out) is _ndarray and overlaps(out, inputs):
-        return _overlapping(op, inputs, opset, out, materialize, attrs)
     if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
@@ -723,6 +721,10 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
+        if out is not None and isinstance(out, np.ndarray) and overlaps(out, arrays):  # Gemm reads C after A @ B
+            check_out(out, p.shape, dtype)
+            np.copyto(out, o.runner(p, arrays, None, dtype, checked))
+            return out
         return o.runner(p, arrays, out, dtype, checked)
     return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
 
@@ -730,16 +732,6 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
 # run() has no comprehension nor closure of its own: in it they would make cells on every call
 def _as_arrays(o: Op, inputs) -> list:
     return [_as_array(o, name, x) for name, x in zip(o.input_names(len(inputs)), inputs)]
-
-
-def _overlapping(op, inputs, opset, out, materialize, attrs):
-    """run() with an ``out=`` that may share memory with an input: the result computed into a
-    temporary, then copied into ``out`` (as numpy does): a kernel of several steps (PRelu, Where,
-    Sum with ``out`` a later input, integer Div, Pow, Gemm's C) would read what it has overwritten."""
-    result = run(op, *inputs, opset=opset, materialize=materialize, **attrs)
-    check_out(out, result.shape, result.dtype)
-    np.copyto(out, result)
-    return out
 
 
 def _kernel_attrs(o: Op, checked: dict) -> dict:
@@ -790,8 +782,12 @@ def _fast_runner(prepared, kernel, dtype, ufunc, natural):
             return quiet(ufunc, *xs)
         else:
             out = np.empty(shape, dtype)
-        if ufunc is not None:
+        if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
             quiet(ufunc, *xs, out=out)
+        elif overlaps(out, inputs):  # a kernel of several steps would read what it has overwritten
+            result = np.empty(shape, dtype)
+            kernel([np.broadcast_to(x, shape) for x in xs], result)
+            np.copyto(out, result)
         else:
             kernel([np.broadcast_to(x, shape) for x in xs], out)
         return out
