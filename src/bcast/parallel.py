@@ -4,7 +4,7 @@ numpy's ufuncs release the GIL, so threads that each run the op on a block
 of the output -- and the same blocks of the stride-0 input views -- run in
 parallel.  The blocks are :mod:`bcast._blocked`'s tasks: tiles over which
 every operand is contiguous (a short broadcast operand copied once into a
-per-thread scratch tile), or plain chunks along one axis.  Every element is
+scratch tile held by one worker of the call), or plain chunks along one axis.  Every element is
 computed by the same kernel, in the same order of steps, as in one call: the
 result is the same, bit for bit (a variadic Sum adds its inputs into each
 block in input order, as it does whole).  One thread runs the same tasks.
