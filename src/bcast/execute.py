@@ -343,7 +343,7 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         check_out(out, plan.shape, dtype)
     elif not lazy:
         check_memory(plan.shape, _result_dtype(arrays, dtype))
-    if out is not None and xp is np and type(f) is not np.ufunc and overlaps(out, arrays):
+    if isinstance(out, np.ndarray) and xp is np and type(f) is not np.ufunc and overlaps(out, arrays):
         # a kernel of several steps would read an input it has already overwritten: computed into a
         # temporary, then copied, as numpy does for a ufunc's overlapping out= (numpy's own ufuncs do it)
         check_memory(plan.shape, out.dtype, what="a temporary for an out= that overlaps an input")
