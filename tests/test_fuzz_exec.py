@@ -13,6 +13,9 @@ The invariants:
   sign of zeros kept); the framework executors give the same bits whatever the layout of
   their inputs, through their fast paths and their full paths, with and without ``out=``;
 - threads and blocks give the bits of one thread;
+- ``out=`` may be any input that has the output's shape and dtype: the bits of the call without it;
+- a large op run from inside another's task (a kernel that calls bcast, numpy's errstate
+  callback) gives its own bits and leaves the outer op's alone; a forked child runs large ops;
 - past the memory budget, MemoryBudgetError is raised before anything big is allocated
   (tracemalloc's peak stays small), whatever the declared size (2**40 elements of stride 0).
 """
@@ -158,7 +161,7 @@ def _numpy(func, inputs, **kw):
     return np.asarray(r) if isinstance(r, np.generic) else r
 
 
-@given(func=st.sampled_from(UFUNCS), inputs=apply_inputs(), use_out=st.sampled_from((None, "right", "wrong")),
+@given(func=st.sampled_from(UFUNCS), inputs=apply_inputs(), use_out=st.sampled_from((None, "right", "wrong", "input")),
        threads=st.sampled_from((1, 3)))
 @example(func=np.power, inputs=[np.array([2]), np.array([-1])], use_out=None, threads=1)  # ValueError escaped
 @example(func=np.power, inputs=[np.arange(3), np.array([-1])], use_out="right", threads=1)
@@ -177,7 +180,13 @@ def test_apply_equals_numpy(func, inputs, use_out, threads):
     except ArithmeticError:  # objects' own operators (1 // 0): theirs to raise, in numpy and in bcast
         return
     out = None
-    if use_out and isinstance(want, np.ndarray):
+    if use_out == "input" and isinstance(want, np.ndarray):  # out= the first input that could be the output
+        at = [i for i, x in enumerate(inputs) if type(x) is np.ndarray and x.shape == want.shape
+              and x.dtype == want.dtype and x.flags.writeable and want.dtype.kind != "O"]
+        if at:
+            inputs = list(inputs)
+            inputs[at[0]] = out = inputs[at[0]].copy()
+    elif use_out and isinstance(want, np.ndarray):
         out = np.empty(want.shape, want.dtype) if use_out == "right" else np.empty(want.shape + (1,), want.dtype)
     previous = parallel.set_threads(threads)
     try:
@@ -293,7 +302,21 @@ def _same_bits_all_ways(run, inputs, layouts, **kw):
     assert s3 == "ok", got
     assert got is out
     same(out, want, bits=True)
+    in_place(run, inputs, want, **kw)
     return status, want
+
+
+def in_place(run, inputs, want, **kw):
+    """``run(*inputs, out=inputs[i])`` for every input ``i`` that could be the output (its shape
+    and dtype): the bits of the call without out= (numpy's rule for ``np.add(a, b, out=a)``)."""
+    if want.dtype.kind == "O":
+        return
+    for i, x in enumerate(inputs):
+        if isinstance(x, np.ndarray) and x.shape == want.shape and x.dtype == want.dtype:
+            copies = [np.array(y, copy=True) if isinstance(y, np.ndarray) else y for y in inputs]
+            status, got = outcome(lambda: run(*copies, out=copies[i], **kw))
+            assert status == "ok" and got is copies[i], (i, got)
+            same(copies[i], want, bits=True)
 
 
 @given(case=onnx_cases(), layouts=st.lists(st.sampled_from(LAYOUTS), min_size=4, max_size=4))
@@ -312,6 +335,48 @@ def test_onnx_run(case, layouts):
         s2, full = outcome(lambda: bo.run(name, *inputs, opset=bo.LATEST_OPSET))
         assert s2 == "ok", full
         same(result, full, bits=True)
+
+
+@st.composite
+def onnx_valid_cases(draw):
+    """An onnx op at its newest opset on inputs of types it takes, of shapes that broadcast."""
+    name = draw(st.sampled_from([n for n in bo.ops() if n != "Expand"]))
+    o = bo.OPS[name]
+    version = o.versions[-1]
+    n = draw(st.integers(1, 4)) if o.variadic else len(o.inputs)
+    onnx_names = {"float": "float32", "double": "float64"}
+    chosen: dict = {}
+    inputs = []
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=n, min_dims=0, max_dims=3, min_side=1,
+                                                    max_side=3)).input_shapes
+    for (_, tv), shape in zip(o.inputs * n if o.variadic else o.inputs, shapes):
+        tv = tv if tv in version.types else "T"
+        if tv not in chosen:
+            names = sorted(t for t in version.types[tv] if t not in ("bfloat16", "string"))
+            chosen[tv] = onnx_names.get(draw(st.sampled_from(names)), None) or draw(st.sampled_from(names))
+        inputs.append(draw(arrays(chosen[tv], shape)))
+    attrs = {}
+    if name == "BitShift":
+        attrs["direction"] = draw(st.sampled_from(("LEFT", "RIGHT")))
+    if name == "Mod":
+        attrs["fmod"] = draw(st.sampled_from((0, 1)))
+    if name == "Gemm":
+        side = draw(st.integers(1, 3))
+        inputs = [draw(arrays(chosen["T"], (side, side))) for _ in range(draw(st.integers(2, 3)))]
+        attrs = {"alpha": draw(st.sampled_from((1.0, 2.0))), "beta": draw(st.sampled_from((1.0, 0.5, 0.0)))}
+    return name, inputs, attrs
+
+
+@given(case=onnx_valid_cases())
+@example(case=("PRelu", [np.array([-0.5, 3], np.float32), np.array(2, np.float32)], {}))
+@example(case=("Min", [np.array([1, 5], np.int32), np.array([4, 2], np.int32)], {}))
+@fuzz("onnx.run out= an input", examples=300)
+def test_onnx_run_out_is_an_input(case):
+    """out= any input of the output's shape and dtype: the bits of the call without out=."""
+    name, inputs, attrs = case
+    status, want = outcome(lambda: bo.run(name, *inputs, **attrs))
+    if status == "ok":
+        in_place(lambda *xs, **kw: bo.run(name, *xs, **attrs, **kw), inputs, want)
 
 
 @st.composite
@@ -454,6 +519,93 @@ def test_threads_equal_one_thread(compiled_loops, small_thresholds, executor, da
         parallel.set_threads(n)
         many = run(op, xs)
         same(many, one, bits=True)
+
+
+_OUTER_SHAPES = (((8, 1, 300), (7, 1)), ((3, 40, 50), (3, 1, 50)), ((2, 70, 80), ()), ((64, 96), (96,)))
+
+
+@given(executor=st.sampled_from(sorted(EXECUTORS)), data=st.data(), seed=st.integers(0, 2**32 - 1),
+       shapes=st.sampled_from(_OUTER_SHAPES), n=st.integers(1, 4), how=st.sampled_from(("kernel", "errstate")))
+@fuzz("calls from inside calls", examples=40)
+def test_calls_from_inside_calls(small_thresholds, executor, data, seed, shapes, n, how):
+    """A large op run from inside another's task -- a kernel given to apply that calls bcast before
+    reading its (scratch) operands, numpy's errstate(call=...) callback, in a pool thread or in
+    this one -- gives the bits of the same op run alone, and so does the outer op; nothing hangs."""
+    run, ops, dtypes = EXECUTORS[executor]
+    op = data.draw(st.sampled_from(ops))
+    dtype = data.draw(st.sampled_from(dtypes))
+    inner_shapes = shapes if executor != "ncnn" or shapes[1] == (3, 1, 50) else (shapes[0], shapes[0][:1])
+    rng = np.random.default_rng(seed)
+    xs = [_big(rng, s, dtype) for s in inner_shapes]
+    a, b = (_big(rng, s, np.float64) for s in shapes)
+    with only_documented():
+        with np.errstate(all="ignore"):
+            want_inner, want_outer = run(op, xs), np.divide(a, b)
+        parallel.set_threads(n)
+        inner = []
+
+        def call_inner(*_):
+            with np.errstate(all="ignore"):
+                inner.append(run(op, xs))
+
+        if how == "kernel":
+            @parallel.elementwise
+            def kernel(x, y, out=None):
+                call_inner()
+                with np.errstate(all="ignore"):
+                    return np.divide(x, y, out=out)
+
+            got = bcast.apply(kernel, a, b, dtype=np.float64)
+        else:
+            with np.errstate(all="call", call=call_inner):
+                got = bcast.apply(np.divide, a, b)
+        same(got, want_outer, bits=True)
+        for r in inner:
+            same(r, want_inner, bits=True)
+
+
+@given(executor=st.sampled_from(sorted(EXECUTORS)), data=st.data(), seed=st.integers(0, 2**32 - 1),
+       shapes=st.sampled_from(_OUTER_SHAPES), n=st.integers(2, 4))
+@fuzz("fork", examples=15)
+def test_fork_after_the_pool_started(small_thresholds, executor, data, seed, shapes, n):
+    """os.fork() once the pool has run an op: the child's large op gives the parent's bits (a child
+    that hangs is killed after 20 s: a failure)."""
+    import hashlib
+    import os
+    import select
+
+    run, ops, dtypes = EXECUTORS[executor]
+    op = data.draw(st.sampled_from(ops))
+    dtype = data.draw(st.sampled_from(dtypes))
+    if executor == "ncnn" and shapes[1] != (3, 1, 50):
+        shapes = (shapes[0], shapes[0][:1])
+    rng = np.random.default_rng(seed)
+    xs = [_big(rng, s, dtype) for s in shapes]
+    parallel.set_threads(n)
+    try:
+        with np.errstate(all="ignore"):
+            want = run(op, xs)  # the pool has started
+    except (BroadcastError, InputError):
+        return
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its answer on the pipe, then out at once, whatever happens
+        try:
+            with np.errstate(all="ignore"):
+                got = np.ascontiguousarray(run(op, xs))
+            os.write(write, hashlib.sha256(got.tobytes()).hexdigest().encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 20)
+        if not ready:
+            os.kill(pid, 9)
+        answer = os.read(read, 64).decode() if ready else "hung"
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
+    assert answer == hashlib.sha256(np.ascontiguousarray(want).tobytes()).hexdigest(), answer
 
 
 # --------------------------------------------------------------------------- the memory budget

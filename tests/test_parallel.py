@@ -326,7 +326,7 @@ def test_blocked_frameworks_and_scratch_reuse(block_everything):
         assert same_bits(got, single(lambda: bcast.openvino.run(op, *inputs, **kw))), op
     want = a + values((6, 1, 1), "float32")[None]
     b = values((6, 1, 1), "float32")
-    for _ in range(2):  # the same schedule shape twice: each thread's scratch is refilled, never stale
+    for _ in range(2):  # the same schedule shape twice: each worker's scratch is refilled, never stale
         assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b)
         b = b + 1
     assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b) and want.shape == a.shape

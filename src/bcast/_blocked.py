@@ -102,7 +102,8 @@ def split(shape: tuple, parts: int) -> tuple[int, list]:
 
 
 class Scratch:
-    """One thread's scratch memory: a byte buffer, grown when a tile needs more, reused by every task."""
+    """One worker's scratch memory for one call: a byte buffer, grown when a tile needs more, reused by
+    every task of the call (and, given back, by later calls: never by two at once)."""
 
     __slots__ = ("buffer", "filled")
 

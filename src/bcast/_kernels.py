@@ -54,6 +54,15 @@ _kernel = None  # bcast._loops, or False once it is known to be unavailable
 _lock = threading.Lock()
 
 
+def _after_fork() -> None:  # the child: a lock a thread of the parent held (compiling) is free here
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 def available() -> bool:
     """Whether the compiled loops run: numba importable and ``BCAST_KERNELS`` not 0."""
     return _get() is not None

@@ -56,7 +56,7 @@ import numpy as np
 from . import _fast
 from ._format import brief
 from .errors import InputError
-from .execute import check_memory, check_out, materialize, output, reserved_call, run_plan, view
+from .execute import check_memory, check_out, materialize, output, overlaps, reserved_call, run_plan, view
 from .parallel import elementwise
 from .plan import Plan
 from .rules import infer
@@ -721,6 +721,10 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     if not materialize:
         return view(arrays[0], p, 0)
     if o.runner is not None:
+        if out is not None and isinstance(out, np.ndarray) and overlaps(out, arrays):  # Gemm reads C after A @ B
+            check_out(out, p.shape, dtype)
+            np.copyto(out, reserved_call(o.runner, p, arrays, None, dtype, checked))
+            return out
         return reserved_call(o.runner, p, arrays, out, dtype, checked)  # its allocations' reservations end here
     return run_plan(p, _views_kernel(o, p.shape, dtype, _kernel_attrs(o, checked)), arrays, out=out, dtype=dtype)
 
@@ -778,8 +782,12 @@ def _fast_runner(prepared, kernel, dtype, ufunc, natural):
             return quiet(ufunc, *xs)
         else:
             out = np.empty(shape, dtype)
-        if ufunc is not None:
+        if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
             quiet(ufunc, *xs, out=out)
+        elif overlaps(out, inputs):  # a kernel of several steps would read what it has overwritten
+            result = np.empty(shape, dtype)
+            kernel([np.broadcast_to(x, shape) for x in xs], result)
+            np.copyto(out, result)
         else:
             kernel([np.broadcast_to(x, shape) for x in xs], out)
         return out

@@ -4,7 +4,7 @@ numpy's ufuncs release the GIL, so threads that each run the op on a block
 of the output -- and the same blocks of the stride-0 input views -- run in
 parallel.  The blocks are :mod:`bcast._blocked`'s tasks: tiles over which
 every operand is contiguous (a short broadcast operand copied once into a
-per-thread scratch tile), or plain chunks along one axis.  Every element is
+scratch tile held by one worker of the call), or plain chunks along one axis.  Every element is
 computed by the same kernel, in the same order of steps, as in one call: the
 result is the same, bit for bit (a variadic Sum adds its inputs into each
 block in input order, as it does whole).  One thread runs the same tasks.
@@ -19,8 +19,15 @@ block in input order, as it does whole).  One thread runs the same tasks.
   kernels).  An ``out=`` that shares memory with an input is never split
   (numpy would have buffered it).
 - Each task runs in a copy of the caller's context, so ``np.errstate`` holds
-  in the threads too; the first exception of any chunk is raised once every
-  chunk has finished.  The threads live in one persistent pool.
+  in the threads too; the first exception of any task is raised once every
+  worker has stopped (an exception in the caller, Ctrl-C included, stops the
+  workers first: nothing writes into ``out=`` after the call has ended).
+- The threads live in one persistent pool, safe around what a program does: a
+  call from inside a task runs inline (with scratch of its own: scratch belongs
+  to one call's worker, never to a thread); a forked child starts with no pool;
+  a larger pool replaces the old one for later calls while calls mid-op keep
+  theirs; when the pool takes no more work (interpreter exit) the calling thread
+  runs every task.
 
 >>> import numpy as np
 >>> previous = set_threads(2)
@@ -49,7 +56,7 @@ from ._blocked import split
 from ._format import brief
 from .errors import InputError
 
-__all__ = ["MIN_ELEMENTS", "elementwise", "is_elementwise", "run_chunked", "run_tasks", "set_threads", "split",
+__all__ = ["MIN_ELEMENTS", "elementwise", "in_task", "is_elementwise", "run_chunked", "run_tasks", "set_threads", "split",
            "threads", "try_run"]
 
 #: Outputs smaller than this (elements) run in one thread (measured: benchmarks/run.py --only threshold).
@@ -111,21 +118,80 @@ def is_elementwise(func: Callable) -> bool:
 
 
 # --------------------------------------------------------------------------- the pool
+#
+# One executor, shared by every call.  Each call counts itself in as a user of the executor it
+# submits to; a larger one (set_threads, BCAST_THREADS) replaces it for later calls, and the old
+# one is shut down by its last user (a call mid-op keeps the executor it started with).  After
+# os.fork() the child starts with no pool (its copy of the parent's would wait on threads that
+# do not exist in the child) and fresh locks.
 
-_pool: ThreadPoolExecutor | None = None
-_pool_size = 0
+
+class _Pool:
+    __slots__ = ("executor", "size", "users", "retired")
+
+    def __init__(self, size: int) -> None:
+        self.executor = ThreadPoolExecutor(size, thread_name_prefix="bcast")
+        self.size, self.users, self.retired = size, 0, False
+
+
+_pool: _Pool | None = None
 _pool_lock = threading.Lock()
 
 
-def _get_pool(n: int) -> ThreadPoolExecutor:
-    global _pool, _pool_size
+def _acquire(n: int) -> _Pool:
+    """The pool, with at least ``n`` threads, counted as used by one more call."""
+    global _pool
     with _pool_lock:
-        if _pool is None or _pool_size < n:
-            old = _pool
-            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="bcast"), n
+        if _pool is None or _pool.size < n:
+            old, _pool = _pool, _Pool(n)
             if old is not None:
-                old.shutdown(wait=False)
+                old.retired = True
+                if old.users == 0:
+                    old.executor.shutdown(wait=False)
+        _pool.users += 1
         return _pool
+
+
+def _release(pool: _Pool) -> None:
+    with _pool_lock:
+        pool.users -= 1
+        if pool.retired and pool.users == 0:
+            pool.executor.shutdown(wait=False)
+
+
+# Scratch belongs to one call: a worker of a call takes one from this free list and gives it back
+# when the call's tasks are done, so a bcast call made from inside a task (a kernel that calls
+# bcast, numpy's errstate(call=...) callback) never shares the scratch its caller is using.
+_scratch_free: list = []
+_scratch_lock = threading.Lock()
+#: Scratch buffers kept for reuse at most (the rest are dropped when given back).
+MAX_SCRATCH = 64
+
+
+def _take_scratch() -> _blocked.Scratch:
+    with _scratch_lock:
+        if _scratch_free:
+            return _scratch_free.pop()
+    return _blocked.Scratch()
+
+
+def _give_scratch(scratch: _blocked.Scratch) -> None:
+    with _scratch_lock:
+        if len(_scratch_free) < MAX_SCRATCH:
+            _scratch_free.append(scratch)
+
+
+_local = threading.local()  # .depth: how many bcast tasks this thread is running (nested calls: > 1)
+
+
+def _after_fork() -> None:  # in the child: no threads of the parent's pool exist here
+    global _pool, _pool_lock, _scratch_lock
+    _pool, _pool_lock, _scratch_lock = None, threading.Lock(), threading.Lock()
+    _scratch_free.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 # --------------------------------------------------------------------------- running
@@ -141,46 +207,78 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     return out
 
 
+def in_task() -> bool:
+    """Whether this thread is running a task of a bcast call (a call from inside it runs inline)."""
+    return getattr(_local, "depth", 0) > 0
+
+
 def run_tasks(n: int, total: int, run: Callable) -> None:
     """``run(i, scratch)`` for every task ``0 <= i < total``, by ``n`` threads taking tasks in
-    turn (``scratch``: the running thread's :class:`bcast._blocked.Scratch`); ``n = 1`` or one
-    task: all in this thread.  The first exception of any task is raised once all have ended."""
-    if n == 1 or total == 1:
-        scratch = _scratch()
-        for i in range(total):
-            run(i, scratch)
-        return
-    counter = itertools.count()
+    turn (``scratch``: a :class:`bcast._blocked.Scratch` that the running worker holds for this
+    call alone); ``n = 1``, one task, or a call from inside a task: all in this thread.
+
+    The first exception of any task is raised once every worker has stopped; an exception in
+    this thread (KeyboardInterrupt included) stops the workers taking tasks and is raised once
+    they have stopped: nothing of this call runs after it returns or raises.  When the pool
+    cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
+    stop = []  # not empty: take no more tasks
 
     def worker():
-        scratch = _scratch()
-        for i in iter(counter.__next__, None):  # next() of a count is atomic: threads take tasks in turn
-            if i >= total:
-                return
-            run(i, scratch)
+        _local.depth = getattr(_local, "depth", 0) + 1
+        scratch = _take_scratch()
+        try:
+            while not stop:
+                i = next(counter)  # next() of a count is atomic: threads take tasks in turn
+                if i >= total:
+                    return
+                run(i, scratch)
+        except BaseException:
+            stop.append(True)
+            raise
+        finally:
+            _give_scratch(scratch)
+            _local.depth -= 1
 
-    pool = _get_pool(n - 1)
-    futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(n - 1)]
-    try:  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
+    counter = itertools.count()
+    if n == 1 or total == 1 or in_task():
         worker()
-        mine = None
-    except Exception as e:  # raised once every task has finished, as the pool threads' errors
+        return
+    pool = _acquire(n - 1)
+    futures: list = []
+    mine = None
+    try:
+        try:
+            for _ in range(n - 1):
+                futures.append(pool.executor.submit(contextvars.copy_context().run, worker))
+        except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
+            pass
+        worker()  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
+    except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
+        stop.append(True)
         mine = e
-    errors = [mine] + [f.exception() for f in futures]  # waits for every thread
-    first = next((e for e in errors if e is not None), None)
+    try:
+        first = _wait(futures)  # nothing of this call may write after the caller sees its end
+    finally:
+        _release(pool)
+    if mine is not None:
+        raise mine
     if first is not None:
         raise first
 
 
-_local = threading.local()
-
-
-def _scratch() -> _blocked.Scratch:
-    """This thread's scratch buffer (a pool thread keeps its own for every call)."""
-    scratch = getattr(_local, "scratch", None)
-    if scratch is None:
-        scratch = _local.scratch = _blocked.Scratch()
-    return scratch
+def _wait(futures: list) -> BaseException | None:
+    """Wait for every future; the first exception of one (or a KeyboardInterrupt that arrived while
+    waiting: it is raised once all have ended, not while a worker may still write)."""
+    first = None
+    for f in futures:
+        while True:
+            try:
+                e = f.exception()
+                break
+            except BaseException as interrupt:  # Ctrl-C while waiting: keep waiting, raise it after
+                first = first or interrupt
+        first = first or e
+    return first
 
 
 def try_run(func: Callable, views: list, out, dtype) -> Any:
