@@ -38,7 +38,7 @@ The output is written atomically and never over the input model.
 >>> g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g", [x], [y], [w])
 >>> report = rewrite(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "onnx2ncnn")
 >>> report.changes
-['#0 (Add): Unsqueeze B w (3,4) to (1,1,3,4)']
+['#0 (Add): initializer B w (3,4) -> (1,1,3,4)']
 >>> report.findings
 []
 """
