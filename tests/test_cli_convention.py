@@ -158,3 +158,21 @@ def test_ncnn_batch_drop_in_shape_explain_and_python():
         0, "(1,3,224,224)\n")
     code, out, _ = _run(["explain", "1,3,224,224", "3,1,1", "--rule", "ncnn", "--ncnn-batch", "drop"])
     assert code == 0 and "alignment: same rank, batch axis dropped" in out
+
+
+def test_ncnn_rows_say_which_conversion_path_they_describe():
+    """compare and explain say that the ncnn rule is a raw BinaryOp's (onnx2ncnn, a hand-written .param), and that
+    pnnx, which inserts the reshapes, computes numpy's answer (issue: one ncnn target mixed both converters)."""
+    import io
+
+    from bcast.cli import main
+
+    for argv in (["compare", "2,3,4", "3,4"], ["explain", "2,3,4", "3,4", "--rule", "ncnn"],
+                 ["explain", "2,3,4", "4", "--rule", "ncnn"]):
+        out = io.StringIO()
+        main(argv, out=out)
+        text = out.getvalue()
+        assert "raw BinaryOp" in text and "onnx2ncnn" in text and "pnnx inserts the reshapes" in text, argv
+    out = io.StringIO()
+    main(["compare", "2,3,4", "3,4", "5"], out=out)  # the ncnn row is n/a (3 shapes): no such line
+    assert "pnnx inserts" not in out.getvalue()

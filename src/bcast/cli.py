@@ -456,6 +456,10 @@ def _cmd_compare(args, out) -> int:
             if row["ok"] is None:
                 why = why[len("n/a: "):]
             print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
+        if any(row["rule"] == "ncnn" and row["ok"] is not None for row in data["rules"]):
+            from .explain import NCNN_PATH
+
+            print(f"\nncnn: {NCNN_PATH}", file=out)
         if data["deviations"]:
             print("\nruntimes that deviate from the spec here:", file=out)
             for f in data["deviations"]:

@@ -87,9 +87,17 @@ def _findings(found: list[Finding]) -> list[str]:
     return lines
 
 
+#: What the ncnn rule describes, said wherever it is shown (which conversion path computes it).
+NCNN_PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
+             "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
+             "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
+
+
 def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
+    if plan.rule == "ncnn":
+        lines.append(f"  path: {NCNN_PATH}")
     if plan.attr("ncnn_order"):
         lines.append(_ncnn_line(plan.names, plan.inputs, plan.shape))
     lines.append("")
@@ -112,6 +120,8 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
 def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
+    if err.rule == "ncnn":
+        lines.append(f"  path: {NCNN_PATH}")
     if err.notation == "ncnn":
         lines.append(_ncnn_line(err.names, err.shapes))
     lines.append("")
