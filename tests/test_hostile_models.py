@@ -198,6 +198,28 @@ def test_names_that_are_not_utf8(tmp_path):
     refused(_save(onnx.ModelProto.FromString(data), tmp_path / "m.onnx"), "not UTF-8 text (b'\\xf9')")
 
 
+
+@pytest.mark.parametrize("old, new", [(b"then_branch", b"then\xffbranch"), (b"Scale", b"Sc\xffle")])
+def test_subgraph_attribute_and_function_names_that_are_not_utf8(tmp_path, old, new):
+    """A finding's path names the attribute that holds a subgraph and the function a node calls: one of them not
+    UTF-8 was a TypeError in lint (found by the model fuzzer at 3,000 cases, a bit flip in an If's attribute name)."""
+    branch = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "body", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch),
+             helper.make_node("Scale", ["y"], ["z"], domain="local")]
+    fn = helper.make_function("local", "Scale", ["a"], ["b"], [helper.make_node("Mul", ["a", "a"], ["b"])],
+                              [helper.make_opsetid("", 17)])
+    g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2])],
+                          [numpy_helper.from_array(np.array(True), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                          functions=[fn])
+    data = m.SerializeToString()
+    assert old in data
+    head, _, tail = data.rpartition(old)  # the last one: the attribute's name, the function's (not the node's op)
+    refused(_save(onnx.ModelProto.FromString(head + new + tail), tmp_path / "m.onnx"), "not UTF-8 text")
+
+
 # --------------------------------------------------------------------------- node counts and nesting
 
 

@@ -209,6 +209,7 @@ def _scan(model, where: str, external_data: bool = True) -> list:
     the ops that hold a graph or a tensor, and every op outside ONNX's own domains (not the ops
     that hold a tensor when ``external_data`` is false: the model's bytes name no location)."""
     external, stack, count = [], [model.graph, *model.functions], 0
+    check_text(where, [s for f in model.functions for s in (f.name, f.domain)])  # paths name a function
     while stack:
         g = stack.pop()
         nodes = g.node
@@ -243,6 +244,8 @@ _HOLDERS = _GRAPH_HOLDERS | {"Constant", "ConstantOfShape"}
 def _nested(a, graphs: list, where: str) -> list:
     """The graphs of attribute ``a`` go on ``graphs``; returns its tensors with external data."""
     kind = a.type
+    if kind in (_A.GRAPH, _A.GRAPHS):
+        check_text(where, [a.name])  # a subgraph's finding path names the attribute that holds it
     if kind == _A.GRAPH:
         graphs.append(a.g)
     elif kind == _A.GRAPHS:
