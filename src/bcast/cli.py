@@ -384,8 +384,9 @@ def _cmd_shape_or_explain(args, out) -> int:
     try:
         plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
     except BroadcastError as err:
-        if args.json:
+        if args.json:  # the keys of a plan's JSON, null where there is no plan
             d = _error_json(args.rule, shapes, err)
+            d.update({"axis_maps": None, "stretched": None, "constraints": None})
             d["deviations"] = [f.to_dict() for f in findings_for(err)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
@@ -447,7 +448,8 @@ def _translate_error_json(args, shapes, err) -> dict:
              "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape),
              "constraints": [str(c) for c in plan.constraints], "error": err.to_dict()}
     d.setdefault("constraints", None)  # not broadcastable: no plan, so nothing it rests on
-    d.update({"target": args.to, "op": args.op, "feeds": None, "steps": None, "text": None, "avoided": []})
+    d.update({"target": args.to, "op": args.op, "feeds": None, "output": None, "steps": None, "text": None,
+              "avoided": []})
     return d
 
 

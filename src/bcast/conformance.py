@@ -507,7 +507,7 @@ def _case_json(case: Case) -> dict:
         "id": case.id, "rule": case.rule, "source": case.source,
         "shapes": [json_shape(s) for s in case.shapes],
         "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in case.attrs.items()},
-        "bcast": ({"ok": True, "shape": json_shape(_result_shape(res)), "error": None}
+        "bcast": ({"ok": True, "shape": json_shape(_result_shape(res)), "error": None, "kind": None}
                   if isinstance(res, Plan) else {"ok": False, "shape": None, "error": res.reason, "kind": res.kind}),
         "checks": {cid: {k: v for k, v in chk.items() if k != "column"} for cid, chk in case.checks.items()},
     }
