@@ -56,8 +56,21 @@ def test_conformance_without_hypothesis_says_it_once():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env={"PYTHONPATH": str(SRC.parent), "PATH": ""})
     assert r.returncode == 2 and r.stderr == (
-        "bcast conformance: error: bcast conformance (its random cases) needs hypothesis: "
+        "bcast conformance: error: bcast conformance (its random cases; --cases 0 runs without) needs hypothesis: "
         "pip install 'bcast[hypothesis]'\n"), r.stderr
+
+
+@pytest.mark.parametrize("extra, code", [([], 1), (["--allow-missing"], 0)])
+def test_conformance_of_the_seed_examples_needs_nothing_but_numpy(extra, code):
+    """Was: `--cases 0` (the seed examples only, no random case drawn) refused without hypothesis.  With
+    no runtime at all it runs, checks nothing and says so (exit 1; --allow-missing: 0)."""
+    blocked = ["hypothesis", "onnx", "onnxruntime", "openvino", "ncnn"]
+    prog = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\nfrom bcast.cli import main\n"
+            f"sys.exit(main(['conformance', '--cases', '0', *{extra!r}]))")
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120,
+                       env={"PYTHONPATH": str(SRC.parent), "PATH": ""})
+    assert (r.returncode, r.stderr) == (code, ""), r.stderr
+    assert "(0 random per rule" in r.stdout and "0 checks" in r.stdout, r.stdout
 
 
 def test_every_install_hint_in_the_source_is_a_smallest_one():

@@ -178,14 +178,16 @@ class Case:
 
 def _matrix(rules, cases: int, seed: int) -> list:
     from . import seeds
-    from .strategies import broadcastable, examples, not_broadcastable
 
+    if cases:  # the random cases need hypothesis; --cases 0 (the seed examples only) does not
+        from .strategies import broadcastable, examples, not_broadcastable
     out = []
     for rule in rules:
         rows = [(src, shapes, attrs) for src, r, shapes, attrs, _ in seeds.rows() if r == rule]
-        valid = examples(broadcastable(rule), cases - cases // 2, seed=seed) if cases else []
-        invalid = examples(not_broadcastable(rule), cases // 2, seed=seed) if cases // 2 else []
-        rows += [("random", c.shapes, c.attrs) for c in valid + invalid]
+        if cases:
+            valid = examples(broadcastable(rule), cases - cases // 2, seed=seed)
+            invalid = examples(not_broadcastable(rule), cases // 2, seed=seed) if cases // 2 else []
+            rows += [("random", c.shapes, c.attrs) for c in valid + invalid]
         defaults = {a.name: a.default for a in get_rule(rule).attrs if not a.required}
         for k, (src, shapes, attrs) in enumerate(rows):
             case = Case(f"{rule}#{k}", rule, f"seed: {src}" if src != "random" else src,
