@@ -116,6 +116,15 @@ def test_help_has_a_description_an_exit_status_and_fits(command, monkeypatch):
         assert "--target {onnx,ncnn}\n" not in out  # the option has its help
 
 
+def test_rewrite_to_stdout_is_refused_not_a_file_named_dash(tmp_path, monkeypatch):
+    """Was: `-o -` wrote the model to a file named '-' in the current folder, exit 0."""
+    model = ROOT / "examples" / "legacy_add.onnx"
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["rewrite", str(model), "--target", "onnx", "-o", "-"])
+    assert (code, out) == (2, "") and err.startswith("bcast rewrite: error: -o -: ") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("width", (80, 100))
 @pytest.mark.parametrize("command", ("",) + COMMANDS)
 def test_help_prose_is_reflowed_and_examples_stay_whole(command, width, monkeypatch):

@@ -584,6 +584,8 @@ def _cmd_lint(args, out) -> int:
 
 
 def _cmd_rewrite(args, out) -> int:
+    if args.output == "-":  # was: a file named "-" in the current folder
+        raise InputError("-o -: the model goes to a file (stdout has the report): name it, e.g. -o out.onnx")
     from .linter import format_finding
     from .rewriter import rewrite
 
