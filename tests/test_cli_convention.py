@@ -152,6 +152,22 @@ def test_help_prose_is_reflowed_and_examples_stay_whole(command, width, monkeypa
             assert len(line) + 1 + len(following.split()[0]) > width - 2, (line, following)
 
 
+@pytest.mark.parametrize("command", ("shape", "explain", "compare", "translate", "rules", "deviations"))
+def test_every_help_example_runs_and_says_when_it_exits_1(command, monkeypatch):
+    """Was: `bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order`, an example that exits 1 unannounced."""
+    import re
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    epilog = build_parser()._subparsers._group_actions[0].choices[command].epilog
+    for line in epilog.splitlines():
+        if line.startswith("  bcast ") and "--check" not in line:
+            example, comment = (re.split(r"\s{2,}", line.strip(), maxsplit=1) + [""])[:2]
+            code, out, err = _run(shlex.split(example)[1:])
+            assert code in (0, 1) and out, (example, err)
+            assert (code == 1) == ("exit 1" in comment), (example, code, comment)
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_argument_has_help(command):
     sub = build_parser()._subparsers._group_actions[0].choices[command]

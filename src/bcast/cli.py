@@ -41,7 +41,8 @@ examples:
   bcast shape 2,3,4,5 3,4                          numpy: not broadcastable (exit 1)
   bcast shape 2,3,4,5 3,4 --rule pdpd --axis 1     (2,3,4,5)
   bcast shape 16 1,16,50,50 --rule explicit --axes-mapping 1
-  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order
+  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order   B on A's outer h, c: not broadcastable (exit 1)
+  bcast shape [4,3,2] [3,2] --rule ncnn --ncnn-order   [4,3,2]
   bcast shape 2x3 3 --json
 
 exit status: 0 broadcastable, 1 not broadcastable, 2 bad input
@@ -50,7 +51,7 @@ rules: """ + ", ".join(RULES) + " (bcast rules lists them with their inputs and 
 EPILOG_EXPLAIN = """\
 examples:
   bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
-  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, and the garbage it computes
+  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, the garbage it computes (exit 1)
   bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
 
 exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
