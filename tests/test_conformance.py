@@ -267,6 +267,17 @@ def test_html_never_replaces_a_device_or_a_fifo(kind, tmp_path, capsys):
     assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
 
 
+def test_a_runtime_not_selected_is_not_called_missing(monkeypatch):
+    """Was: with no runtime installed, `--runtimes ncnn` called every column "not installed" and said
+    `pip install onnxruntime onnx openvino ncnn` where only ncnn was asked for."""
+    monkeypatch.setattr(conformance, "_versions", lambda: {})
+    report = conformance.run(runtimes=["ncnn"], cases=0)
+    reasons = {c["id"]: c["reason"] for c in report["columns"]}
+    assert reasons == {**{cid: "not selected" for cid in reasons if cid != "ncnn"}, "ncnn": "not installed"}
+    assert report["failures"] == ["ncnn is not installed (pip install ncnn)",
+                                  "nothing checked: no selected runtime is installed (pip install ncnn)"]
+
+
 def test_html_is_written_atomically(tmp_path, report):
     target = tmp_path / "r.html"
     target.write_text("old")

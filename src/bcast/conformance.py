@@ -467,7 +467,7 @@ def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0, allow_miss
     columns = []
     for cid, col in COLUMNS.items():
         status = "ok" if cid in wanted and col.runtime in versions else "skipped"
-        why = None if status == "ok" else ("not installed" if col.runtime not in versions else "not selected")
+        why = None if status == "ok" else ("not selected" if cid not in wanted else "not installed")
         columns.append({"id": cid, "runtime": col.runtime, "title": col.title, "compares": col.compares,
                         "version": versions.get(col.runtime), "status": status, "reason": why,
                         "rules": sorted(binds[cid], key=list(RULES).index)})
