@@ -262,7 +262,8 @@ def test_html_never_replaces_a_device_or_a_fifo(kind, tmp_path, capsys):
     before = os.lstat(target)
     assert main(["conformance", "--html", target, "--rules", "numpy", "--cases", "0"], io.StringIO()) == 2
     err = capsys.readouterr().err
-    assert err == f"bcast conformance: error: --html {target}: not a regular file (a device, a FIFO...); give a file name\n"
+    assert err == (f"bcast conformance: error: --html {target}: not a regular file (a device, a FIFO...); "
+                   "give a file name\n")
     after = os.lstat(target)
     assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
 

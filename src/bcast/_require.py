@@ -50,10 +50,10 @@ def require_all(modules, what: str) -> None:
     """Every one of ``modules`` is importable, or one :class:`MissingDependency` naming all that are
     missing and one ``pip install`` line for them (not one at a time, install after install).
 
-    >>> require_all(["json", "bcast_no_such_a", "bcast_no_such_b"], "this")
+    >>> require_all(["json", "bcast_no_such_a", "bcast_no_such_b"], "x")
     Traceback (most recent call last):
     ...
-    bcast._require.MissingDependency: this needs bcast_no_such_a and bcast_no_such_b: pip install bcast_no_such_a bcast_no_such_b
+    bcast._require.MissingDependency: x needs bcast_no_such_a and bcast_no_such_b: pip install bcast_no_such_a ...
     """
     missing = []
     for module in modules:
