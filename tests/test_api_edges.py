@@ -68,6 +68,11 @@ def test_dir_lists_the_lazily_loaded_names_without_loading_them():
     assert r.stdout.strip() == "[] []", r.stderr
 
 
+def test_dir_lists_no_import_helper():
+    """Was: dir(bcast) listed typing's TYPE_CHECKING beside the API."""
+    assert "TYPE_CHECKING" not in dir(bcast)
+
+
 def test_all_and_help_name_them():
     assert {"apply", "translate", "lint", "rewrite", "broadcast_arrays"} <= set(bcast.__all__)
     assert not {"onnx", "openvino", "ncnn"} & set(bcast.__all__)  # `import *` must not shadow the onnx package

@@ -116,6 +116,65 @@ def test_help_has_a_description_an_exit_status_and_fits(command, monkeypatch):
         assert "--target {onnx,ncnn}\n" not in out  # the option has its help
 
 
+def test_rewrite_to_stdout_is_refused_not_a_file_named_dash(tmp_path, monkeypatch):
+    """Was: `-o -` wrote the model to a file named '-' in the current folder, exit 0."""
+    model = ROOT / "examples" / "legacy_add.onnx"
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["rewrite", str(model), "--target", "onnx", "-o", "-"])
+    assert (code, out) == (2, "") and err.startswith("bcast rewrite: error: -o -: ") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("width", (80, 100))
+@pytest.mark.parametrize("command", ("",) + COMMANDS)
+def test_help_prose_is_reflowed_and_examples_stay_whole(command, width, monkeypatch):
+    """Was: each source line wrapped on its own ('...the versions it was proven on, the' / 'version
+    installed, and ...'), and examples cut mid-command ('--cases' / '200')."""
+    import re
+    import shlex
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = _run([command, "--help"] if command else ["--help"])
+    lines = out.splitlines()
+    parser = build_parser()
+    for i, line in enumerate(lines):
+        assert len(line) <= width, line
+        if line.startswith("  bcast "):  # an example: a whole command the parser takes
+            example = re.split(r"\s{2,}", line.strip())[0].split(" > ")[0]
+            parser.parse_args(shlex.split(example)[1:])
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if (not line or line.startswith((" ", "usage:")) or line.endswith(":") or not following.strip()
+                or following.startswith(("exit status:", "rules:"))):  # a label starts a new paragraph
+            continue
+        if not following.startswith(" ") or (following.startswith("  ") and following[2] != " "
+                                             and line.startswith(("exit status:", "rules:"))):
+            # the next line continues this paragraph: its first word did not fit here (argparse keeps 2 columns)
+            assert len(line) + 1 + len(following.split()[0]) > width - 2, (line, following)
+
+
+@pytest.mark.parametrize("command", ("shape", "explain", "compare", "translate", "rules", "deviations"))
+def test_every_help_example_runs_and_says_when_it_exits_1(command, monkeypatch):
+    """Was: `bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order`, an example that exits 1 unannounced."""
+    import re
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    epilog = build_parser()._subparsers._group_actions[0].choices[command].epilog
+    for line in epilog.splitlines():
+        if line.startswith("  bcast ") and "--check" not in line:
+            example, comment = (re.split(r"\s{2,}", line.strip(), maxsplit=1) + [""])[:2]
+            code, out, err = _run(shlex.split(example)[1:])
+            assert code in (0, 1) and out, (example, err)
+            assert (code == 1) == ("exit 1" in comment), (example, code, comment)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_argument_has_help(command):
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
+    for action in sub._actions:
+        assert action.help, (command, action.dest)
+
+
 def test_compare_says_what_the_ncnn_row_assumes_of_the_batch_axis():
     """Was: the ncnn row read NCHW's batch axis as an ncnn axis, silently: (3,3,224,224)."""
     code, out, _ = _run(["compare", "1,3,224,224", "3,1,1"])

@@ -245,6 +245,40 @@ def test_html_page_parses_into_the_matrix_and_its_cases(report):
     assert {c["status"] for c in report["cells"]} >= {"agree", "explained", "not-applicable"}
 
 
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_html_never_replaces_a_device_or_a_fifo(kind, tmp_path, capsys):
+    """Was: --html /dev/null renamed the page over /dev/null (as root: /dev/null became a regular file).
+    The device here is a null device made in tmp_path, so that a regression never touches /dev/null."""
+    import stat
+
+    target = str(tmp_path / kind)
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        try:
+            os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except (PermissionError, AttributeError):
+            pytest.skip("making a device node needs root")
+    before = os.lstat(target)
+    assert main(["conformance", "--html", target, "--rules", "numpy", "--cases", "0"], io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err == (f"bcast conformance: error: --html {target}: not a regular file (a device, a FIFO...); "
+                   "give a file name\n")
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
+
+
+def test_a_runtime_not_selected_is_not_called_missing(monkeypatch):
+    """Was: with no runtime installed, `--runtimes ncnn` called every column "not installed" and said
+    `pip install onnxruntime onnx openvino ncnn` where only ncnn was asked for."""
+    monkeypatch.setattr(conformance, "_versions", lambda: {})
+    report = conformance.run(runtimes=["ncnn"], cases=0)
+    reasons = {c["id"]: c["reason"] for c in report["columns"]}
+    assert reasons == {**{cid: "not selected" for cid in reasons if cid != "ncnn"}, "ncnn": "not installed"}
+    assert report["failures"] == ["ncnn is not installed (pip install ncnn)",
+                                  "nothing checked: no selected runtime is installed (pip install ncnn)"]
+
+
 def test_html_is_written_atomically(tmp_path, report):
     target = tmp_path / "r.html"
     target.write_text("old")

@@ -217,6 +217,33 @@ def test_a_bad_budget_in_the_environment_is_one_line_from_the_cli(tmp_path):
     assert r.stderr.startswith("bcast lint: error: BCAST_MEMORY_BUDGET='lots': bad memory budget"), r.stderr
 
 
+@pytest.mark.parametrize("name, value, message", [
+    ("BCAST_THREADS", "lots", "BCAST_THREADS must be a whole number of threads >= 1, got 'lots'"),
+    ("BCAST_THREADS", "0", "BCAST_THREADS must be a whole number of threads >= 1, got '0'"),
+    ("BCAST_RECYCLE", "maybe", "BCAST_RECYCLE must be 0 (off) or 1 (on), got 'maybe'"),
+    ("BCAST_KERNELS", "fast", "BCAST_KERNELS must be 0 (off) or 1 (on), got 'fast'"),
+])
+def test_a_bad_switch_in_the_environment_fails_at_first_use_whatever_the_size(name, value, message):
+    """Was: BCAST_THREADS=lots failed only on an op of 2**21 elements or more, and BCAST_RECYCLE=maybe or
+    BCAST_KERNELS=fast read as "on" without a word."""
+    import subprocess
+    import sys
+
+    code = "import numpy as np, bcast\nbcast.apply(np.add, np.ones(3), np.ones(3))"  # the small-op fast path
+    env = {**os.environ, name: value}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == "bcast.errors.InputError: " + message, r.stderr
+
+
+@pytest.mark.parametrize("value, on", [("", True), ("1", True), ("On", True), ("0", False), ("off", False),
+                                       ("FALSE", False), (" no ", False)])
+def test_switches_read_the_usual_spellings(value, on, monkeypatch):
+    from bcast import _env
+
+    monkeypatch.setenv("BCAST_RECYCLE", value)
+    assert _env.switch("BCAST_RECYCLE") is on
+
+
 @pytest.mark.parametrize("text", ["", "lots", "-1", "5 parsecs", "0%", "150%", "1e9"])
 def test_bad_budgets_are_input_errors(text):
     with pytest.raises(InputError, match="bad memory budget"):

@@ -21,7 +21,11 @@ CASES = {
     "recipe-openvino-model": ("openvino", "bcast.translate((2, 3), (3,), to='openvino').model()",
                               "an OpenVINO model of a recipe needs openvino: pip install openvino"),
     "recipe-onnx-run": ("onnxruntime", "bcast.translate((2, 3), (3,), to='onnx').run(np.ones((2, 3), 'f4'), "
-                        "np.ones(3, 'f4'))", "the onnxruntime oracle needs onnxruntime: pip install onnxruntime"),
+                        "np.ones(3, 'f4'))", "running an ONNX recipe needs onnxruntime: pip install onnxruntime"),
+    # was: "... needs onnx: pip install 'bcast[onnx]'", then, once installed, "... needs onnxruntime"
+    "recipe-onnx-run-numpy-only": (("onnx", "onnxruntime"), "bcast.translate((2, 3), (3,), to='onnx').run("
+                                   "np.ones((2, 3), 'f4'), np.ones(3, 'f4'))", "running an ONNX recipe needs onnx "
+                                   "and onnxruntime: pip install 'bcast[onnx]' onnxruntime"),
     "recipe-ncnn-run": ("ncnn", "bcast.translate((2, 3), (3,), to='ncnn').run(np.ones((2, 3), 'f4'), "
                         "np.ones(3, 'f4'))", "running an ncnn recipe needs ncnn: pip install ncnn"),
     "strategies": ("hypothesis", "import bcast.strategies",
@@ -30,7 +34,8 @@ CASES = {
 
 _CODE = """
 import sys
-sys.modules[{blocked!r}] = None  # as if not installed
+for blocked in {blocked!r}.split():
+    sys.modules[blocked] = None  # as if not installed
 import numpy as np, bcast
 from bcast._require import MissingDependency
 try:
@@ -44,6 +49,7 @@ except MissingDependency as e:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_message_names_the_smallest_install(case):
     blocked, code, message = CASES[case]
+    blocked = " ".join(blocked) if isinstance(blocked, tuple) else blocked
     r = subprocess.run([sys.executable, "-c", _CODE.format(blocked=blocked, code=code)], capture_output=True,
                        text=True, timeout=120, env={"PYTHONPATH": str(SRC.parent), "PATH": ""})
     assert r.returncode == 0 and r.stdout.strip() == message, r.stderr
@@ -56,8 +62,21 @@ def test_conformance_without_hypothesis_says_it_once():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env={"PYTHONPATH": str(SRC.parent), "PATH": ""})
     assert r.returncode == 2 and r.stderr == (
-        "bcast conformance: error: bcast conformance (its random cases) needs hypothesis: "
+        "bcast conformance: error: bcast conformance (its random cases; --cases 0 runs without) needs hypothesis: "
         "pip install 'bcast[hypothesis]'\n"), r.stderr
+
+
+@pytest.mark.parametrize("extra, code", [([], 1), (["--allow-missing"], 0)])
+def test_conformance_of_the_seed_examples_needs_nothing_but_numpy(extra, code):
+    """Was: `--cases 0` (the seed examples only, no random case drawn) refused without hypothesis.  With
+    no runtime at all it runs, checks nothing and says so (exit 1; --allow-missing: 0)."""
+    blocked = ["hypothesis", "onnx", "onnxruntime", "openvino", "ncnn"]
+    prog = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\nfrom bcast.cli import main\n"
+            f"sys.exit(main(['conformance', '--cases', '0', *{extra!r}]))")
+    r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120,
+                       env={"PYTHONPATH": str(SRC.parent), "PATH": ""})
+    assert (r.returncode, r.stderr) == (code, ""), r.stderr
+    assert "(0 random per rule" in r.stdout and "0 checks" in r.stdout, r.stdout
 
 
 def test_every_install_hint_in_the_source_is_a_smallest_one():

@@ -73,7 +73,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted({*globals(), *_LAZY, *_SUBMODULES})
+    return sorted({*globals(), *_LAZY, *_SUBMODULES} - {"TYPE_CHECKING"})  # typing's flag is no API
 
 __all__ = [
     "BroadcastError",

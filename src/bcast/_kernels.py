@@ -37,6 +37,8 @@ import threading
 
 import numpy as np
 
+from . import _env
+
 __all__ = ["available", "layout", "try_run"]
 
 #: the ufuncs compiled (bcast._loops.CODES has each name)
@@ -73,7 +75,7 @@ def _get():
     if _kernel is None:
         with _lock:
             if _kernel is None:
-                _kernel = _compile() if os.environ.get("BCAST_KERNELS", "1") != "0" else False
+                _kernel = _compile() if _env.switch("BCAST_KERNELS") else False
     return _kernel or None
 
 

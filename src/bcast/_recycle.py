@@ -44,6 +44,8 @@ import weakref
 
 import numpy as np
 
+from . import _env
+
 __all__ = ["MAX_BUFFERS", "MAX_BYTES", "MIN_BYTES", "empty", "release"]
 
 #: Outputs of at least this many bytes are recycled (below, the system's allocator reuses memory itself).
@@ -96,7 +98,7 @@ if hasattr(os, "register_at_fork"):
 
 
 def _enabled() -> bool:
-    return os.environ.get("BCAST_RECYCLE", "1") != "0"
+    return _env.switch("BCAST_RECYCLE")
 
 
 def empty(shape: tuple, dtype) -> np.ndarray:

@@ -6,7 +6,7 @@ import importlib
 
 from .errors import InputError
 
-__all__ = ["INSTALL", "MissingDependency", "require"]
+__all__ = ["INSTALL", "MissingDependency", "require", "require_all"]
 
 #: What installs each optional module: the smallest extra of bcast that holds it, else the package itself
 #: (the runtimes are in no extra but ``test``, which installs far more).
@@ -44,3 +44,23 @@ def require(module: str, what: str):
         if e.name is not None and e.name.partition(".")[0] != top:
             raise  # the package is there and something it needs is not: its own error says what
         raise MissingDependency(f"{what} needs {top}: {INSTALL.get(top, f'pip install {top}')}") from None
+
+
+def require_all(modules, what: str) -> None:
+    """Every one of ``modules`` is importable, or one :class:`MissingDependency` naming all that are
+    missing and one ``pip install`` line for them (not one at a time, install after install).
+
+    >>> require_all(["json", "bcast_no_such_a", "bcast_no_such_b"], "x")
+    Traceback (most recent call last):
+    ...
+    bcast._require.MissingDependency: x needs bcast_no_such_a and bcast_no_such_b: pip install bcast_no_such_a ...
+    """
+    missing = []
+    for module in modules:
+        try:
+            require(module, what)
+        except MissingDependency:
+            missing.append(module.partition(".")[0])
+    if missing:
+        hints = " ".join(INSTALL.get(m, f"pip install {m}").removeprefix("pip install ") for m in missing)
+        raise MissingDependency(f"{what} needs {' and '.join(missing)}: pip install {hints}")

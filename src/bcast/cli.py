@@ -41,7 +41,8 @@ examples:
   bcast shape 2,3,4,5 3,4                          numpy: not broadcastable (exit 1)
   bcast shape 2,3,4,5 3,4 --rule pdpd --axis 1     (2,3,4,5)
   bcast shape 16 1,16,50,50 --rule explicit --axes-mapping 1
-  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order
+  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order   B on A's outer h, c: not broadcastable (exit 1)
+  bcast shape [4,3,2] [3,2] --rule ncnn --ncnn-order   [4,3,2]
   bcast shape 2x3 3 --json
 
 exit status: 0 broadcastable, 1 not broadcastable, 2 bad input
@@ -50,7 +51,7 @@ rules: """ + ", ".join(RULES) + " (bcast rules lists them with their inputs and 
 EPILOG_EXPLAIN = """\
 examples:
   bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
-  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, and the garbage it computes
+  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, the garbage it computes (exit 1)
   bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
 
 exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
@@ -101,7 +102,7 @@ EPILOG_REWRITE = """\
 examples:
   bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
   bcast rewrite model.onnx --target ncnn -o ncnn.onnx  what pnnx converts wrong, in ops it converts right
-  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx  reshaped initializers for the nodes lint flags
+  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx   reshaped initializers for the nodes lint flags
 
 exit status: 0 written, nothing left (but "values" findings); 1 findings left (written, or not when a legacy node has no upgrade);
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
@@ -115,7 +116,7 @@ REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 EPILOG_CONFORMANCE = """\
 examples:
   bcast conformance                                every rule, every installed runtime
-  bcast conformance --runtimes openvino --rules pdpd,openvino-select --cases 200
+  bcast conformance --runtimes openvino --rules pdpd --cases 200
   bcast conformance --html report.html --json > report.json
 
 exit status: 0 every disagreement is explained by the deviation registry; 1 some are not, or nothing was checked,
@@ -154,28 +155,45 @@ def one_line(text: str) -> str:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, wrapping the description and the epilog to the terminal's width too, while
-    keeping their line breaks: an indented line (an example) stays one line when it fits, and wraps
-    under itself when it does not."""
+    """argparse's formatter, wrapping the description and the epilog to the terminal's width too.
+
+    Prose is reflowed: an unindented line continues the paragraph above it unless a blank line or
+    a label (``exit status:``, ``rules:``) starts a new one, so the source's own line breaks never
+    show as ragged lines.  An indented line is an example: it stays one line when it fits, else its
+    command stays whole on one line and its comment (after two or more spaces) goes under it."""
+
+    _LABELS = ("exit status: ", "rules: ", "examples:")
 
     def _fill_text(self, text, width, indent):
         import re
         import textwrap
 
-        out = []
+        blocks: list = []  # [text] for a prose paragraph, a str for a line as it is printed
         for line in text.splitlines():
-            lead = line[: len(line) - len(line.lstrip())]
-            command, gap, comment = line.strip().partition("   ")
-            if len(indent + line) <= width or not line.strip():
-                out.append(indent + line)
-            elif lead and gap and comment.strip():  # an example and its comment: the comment goes under it
-                out.append(indent + lead + command)
-                out.append(textwrap.fill(comment.strip(), width, initial_indent=indent + lead + "    ",
-                                         subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
-            else:  # prose; a labelled line ("exit status: ...") hangs under its label
-                hang = "  " if re.match(r"[a-z ]{2,16}: ", line.strip()) else ""
-                out.append(textwrap.fill(line.strip(), width, initial_indent=indent + lead,
-                                         subsequent_indent=indent + lead + hang, break_on_hyphens=False))
+            stripped = line.strip()
+            lead = line[: len(line) - len(stripped)] if stripped else ""
+            if not stripped:
+                blocks.append("")
+            elif lead and len(indent + line) <= width:
+                blocks.append(indent + line)
+            elif lead:  # an example too long for one line: the command whole, its comment under it
+                command, comment = (re.split(r"\s{2,}", stripped, maxsplit=1) + [""])[:2]
+                blocks.append(indent + lead + command)
+                if comment:
+                    blocks.append(textwrap.fill(comment, width, initial_indent=indent + lead + "    ",
+                                                subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
+            elif blocks and isinstance(blocks[-1], list) and not stripped.startswith(self._LABELS):
+                blocks[-1][0] += " " + stripped
+            else:
+                blocks.append([stripped])
+        out = []
+        for block in blocks:
+            if isinstance(block, str):
+                out.append(block)
+            else:  # a labelled paragraph ("exit status: ...") hangs under its label
+                hang = "  " if block[0].startswith(self._LABELS) else ""
+                out.append(textwrap.fill(block[0], width, initial_indent=indent, subsequent_indent=indent + hang,
+                                         break_on_hyphens=False))
         return "\n".join(out)
 
 
@@ -251,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
                        "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL.onnx")
+    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check")
     p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx")
@@ -264,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's rank. "
                        "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL.onnx")
+    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to rewrite (never written)")
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
                    help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; onnx2ncnn: the flagged nodes' operands "
                    "reshaped (initializers folded); ncnn: what pnnx converts wrong (Pow, PRelu's slope); openvino: the "
@@ -367,8 +385,9 @@ def _cmd_shape_or_explain(args, out) -> int:
     try:
         plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
     except BroadcastError as err:
-        if args.json:
+        if args.json:  # the keys of a plan's JSON, null where there is no plan
             d = _error_json(args.rule, shapes, err)
+            d.update({"axis_maps": None, "stretched": None, "constraints": None})
             d["deviations"] = [f.to_dict() for f in findings_for(err)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
@@ -430,7 +449,8 @@ def _translate_error_json(args, shapes, err) -> dict:
              "names": list(plan.names), "ok": False, "shape": json_shape(plan.shape),
              "constraints": [str(c) for c in plan.constraints], "error": err.to_dict()}
     d.setdefault("constraints", None)  # not broadcastable: no plan, so nothing it rests on
-    d.update({"target": args.to, "op": args.op, "feeds": None, "steps": None, "text": None, "avoided": []})
+    d.update({"target": args.to, "op": args.op, "feeds": None, "output": None, "steps": None, "text": None,
+              "avoided": []})
     return d
 
 
@@ -471,7 +491,8 @@ def _cmd_compare(args, out) -> int:
 def _cmd_conformance(args, out) -> int:
     from ._require import require
 
-    require("hypothesis", "bcast conformance (its random cases)")
+    if args.cases:  # --cases 0, the seed examples only, draws nothing
+        require("hypothesis", "bcast conformance (its random cases; --cases 0 runs without)")
     from . import conformance
     from .conformance_html import check_html_path, write_html
 
@@ -564,6 +585,8 @@ def _cmd_lint(args, out) -> int:
 
 
 def _cmd_rewrite(args, out) -> int:
+    if args.output == "-":  # was: a file named "-" in the current folder
+        raise InputError("-o -: the model goes to a file (stdout has the report): name it, e.g. -o out.onnx")
     from .linter import format_finding
     from .rewriter import rewrite
 

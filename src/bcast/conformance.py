@@ -178,14 +178,16 @@ class Case:
 
 def _matrix(rules, cases: int, seed: int) -> list:
     from . import seeds
-    from .strategies import broadcastable, examples, not_broadcastable
 
+    if cases:  # the random cases need hypothesis; --cases 0 (the seed examples only) does not
+        from .strategies import broadcastable, examples, not_broadcastable
     out = []
     for rule in rules:
         rows = [(src, shapes, attrs) for src, r, shapes, attrs, _ in seeds.rows() if r == rule]
-        valid = examples(broadcastable(rule), cases - cases // 2, seed=seed) if cases else []
-        invalid = examples(not_broadcastable(rule), cases // 2, seed=seed) if cases // 2 else []
-        rows += [("random", c.shapes, c.attrs) for c in valid + invalid]
+        if cases:
+            valid = examples(broadcastable(rule), cases - cases // 2, seed=seed)
+            invalid = examples(not_broadcastable(rule), cases // 2, seed=seed) if cases // 2 else []
+            rows += [("random", c.shapes, c.attrs) for c in valid + invalid]
         defaults = {a.name: a.default for a in get_rule(rule).attrs if not a.required}
         for k, (src, shapes, attrs) in enumerate(rows):
             case = Case(f"{rule}#{k}", rule, f"seed: {src}" if src != "random" else src,
@@ -465,7 +467,7 @@ def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0, allow_miss
     columns = []
     for cid, col in COLUMNS.items():
         status = "ok" if cid in wanted and col.runtime in versions else "skipped"
-        why = None if status == "ok" else ("not installed" if col.runtime not in versions else "not selected")
+        why = None if status == "ok" else ("not selected" if cid not in wanted else "not installed")
         columns.append({"id": cid, "runtime": col.runtime, "title": col.title, "compares": col.compares,
                         "version": versions.get(col.runtime), "status": status, "reason": why,
                         "rules": sorted(binds[cid], key=list(RULES).index)})
@@ -507,7 +509,7 @@ def _case_json(case: Case) -> dict:
         "id": case.id, "rule": case.rule, "source": case.source,
         "shapes": [json_shape(s) for s in case.shapes],
         "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in case.attrs.items()},
-        "bcast": ({"ok": True, "shape": json_shape(_result_shape(res)), "error": None}
+        "bcast": ({"ok": True, "shape": json_shape(_result_shape(res)), "error": None, "kind": None}
                   if isinstance(res, Plan) else {"ok": False, "shape": None, "error": res.reason, "kind": res.kind}),
         "checks": {cid: {k: v for k, v in chk.items() if k != "column"} for cid, chk in case.checks.items()},
     }

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from html import escape
 
@@ -214,6 +215,13 @@ def check_html_path(path: str) -> str:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"cannot write {path}: no such folder {folder}")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        # the page would replace it (a rename): /dev/null, a FIFO, a socket, as rewrite -o refuses them
+        raise InputError(f"--html {path}: not a regular file (a device, a FIFO...); give a file name")
     return folder
 
 

@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _blocked, _kernels, _recycle
+from . import _blocked, _env, _kernels, _recycle
 from ._blocked import split
 from ._format import brief
 from .errors import InputError
@@ -87,11 +87,15 @@ def threads() -> int:
         return _threads
     env = os.environ.get("BCAST_THREADS")
     if env:
-        try:
-            return _check(int(env), "BCAST_THREADS")
-        except ValueError:
-            raise InputError(f"BCAST_THREADS must be a whole number of threads >= 1, got {brief(env)}") from None
+        return _env_threads(env)
     return _usable_cores()
+
+
+def _env_threads(env: str) -> int:
+    try:
+        return _check(int(env), "BCAST_THREADS")
+    except (ValueError, InputError):
+        raise InputError(f"BCAST_THREADS must be a whole number of threads >= 1, got {brief(env)}") from None
 
 
 def set_threads(n: int | None) -> int | None:
@@ -310,3 +314,11 @@ def _ufunc_dtype(f: np.ufunc, views: list):
         return f.resolve_dtypes(tuple(v.dtype for v in views) + (None,))[-1]
     except (TypeError, ValueError):
         return None
+
+
+# A bad BCAST_THREADS, BCAST_RECYCLE or BCAST_KERNELS fails here, once, when bcast first loads what runs
+# ops (as a bad BCAST_MEMORY_BUDGET does), and not only on the first op large enough to read it.
+if os.environ.get("BCAST_THREADS"):
+    _env_threads(os.environ["BCAST_THREADS"])
+_env.switch("BCAST_RECYCLE")
+_env.switch("BCAST_KERNELS")

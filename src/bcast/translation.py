@@ -913,6 +913,9 @@ def _run_numpy(recipes, inputs):
 
 
 def _run_onnx(recipes, inputs):
+    from ._require import require_all
+
+    require_all(("onnx", "onnxruntime"), "running an ONNX recipe")  # both named at once
     from .oracles.onnxruntime import run_model
 
     return run_model(_onnx_model(recipes), _feeds(recipes, inputs))
