@@ -336,10 +336,32 @@ def _outer_names(graph) -> set:
     return used - made
 
 
+def _pnnx_inputs(graph):
+    """None, or what pnnx's eliminate_initializer_input gets wrong: (the model's own inputs it removes, the
+    initializers it keeps as inputs).  It collects the positions of the initializers in graph.input, then for
+    each, in order, moves the element now at that position to the end (if there is one) and removes the last
+    element: an initializer listed before the model's inputs shifts the positions after it."""
+    inits = {t.name for t in graph.initializer}
+    names = [v.name for v in graph.input]
+    if not inits or inits.isdisjoint(names):
+        return None
+    left = list(names)
+    for i in [k for k, n in enumerate(names) if n in inits]:
+        if left:
+            left.pop(i if i < len(left) else -1)
+    wanted = [n for n in names if n not in inits]
+    if left == wanted:
+        return None
+    return [n for n in wanted if n not in left], [n for n in left if n in inits]
+
+
 def unconvertible(model, shapes, ctx=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
     A model of opset 1-6: pnnx crashes on it whatever its ops (its first node carries the finding).
+
+    A model whose graph.input lists initializers ahead of its own inputs (IR 3): pnnx removes the wrong
+    entries (onnx's light model zoo: densenet121, inception_v1, squeezenet, vgg19).
 
     A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
 
@@ -349,6 +371,17 @@ def unconvertible(model, shapes, ctx=None) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    wrong = _pnnx_inputs(model.graph)
+    if wrong is not None and model.graph.node:
+        removed, kept = wrong
+        what = ", ".join([f"removes {', '.join(map(repr, removed[:3]))}"] * bool(removed)
+                         + [f"keeps {', '.join(map(repr, kept[:3]))} as graph inputs"] * bool(kept))
+        return [(0, model.graph.node[0], "pnnx mistakes the model's graph inputs: graph.input lists initializers "
+                 "(an IR 3 habit) ahead of the model's own, and pnnx's eliminate_initializer_input "
+                 "(pass_onnx/eliminate_initializer_input.cpp) removes them at their first positions one after "
+                 f"another, which each removal has shifted: it {what}, and the conversion fails",
+                 "remove the initializers from graph.input (IR >= 4 does not list them), or list them after the "
+                 "model's inputs")]
     if shapes.opset is not None and shapes.opset < 7 and model.graph.node:
         # seen by running pnnx 20261020: Add-6, same shapes or broadcast/axis, one node or more
         return [(0, model.graph.node[0], f"pnnx cannot convert a model of opset {shapes.opset}: pnnx 20261020 crashes "
@@ -404,6 +437,10 @@ def check(site, ctx: Context) -> list:
                  "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
     if op == "PRelu":
         return _prelu(site, plan)
+    if op in _VARIADIC:
+        rows = _variadic(op, site.inputs)
+        if rows is not None:
+            return rows
     if op not in BINARY or len(plan.inputs) != 2:
         return []
     rows = _binary(plan, ctx.binary_batch(site), [n in ctx.inputs for n in site.inputs])
@@ -412,6 +449,31 @@ def check(site, ctx: Context) -> list:
     if op == "Pow":
         return _pow(site, ctx)
     return []
+
+
+_VARIADIC = frozenset({"Max", "Min", "Sum", "Mean"})
+
+
+def _variadic(op, names):
+    """What pnnx does with the variadic ops (pass_onnx.cpp), seen on onnx's backend node tests: None where a
+    two-input op's checks decide (Max/Min of 2, Sum of 2 or more: unrolled into Adds)."""
+    n = len(names)
+    if op == "Mean":
+        return [("unsupported", "ncnn", "pnnx maps no Mean (pass_onnx.cpp has no aten op for it): it writes a Mean "
+                 "layer, which ncnn does not have: loading the model fails",
+                 "write it as Sum then a Mul by 1/n (ops pnnx converts)", ())]
+    if op == "Sum" and n == 1:
+        return [("unsupported", "ncnn", "pnnx 20261020 crashes (signal 11, no model written) on a 1-input Sum",
+                 "remove the node: a 1-input Sum is its input", ())]
+    if op in ("Max", "Min") and n > 2:
+        return [("differs", "ncnn", f"pnnx maps {op} to aten::{op.lower()} (pass_onnx.cpp) with the first two "
+                 f"inputs only: ncnn's BinaryOp computes the {op.lower()} of {names[0]} and {names[1]} and ignores "
+                 f"{', '.join(names[2:])}", f"write it as a chain of 2-input {op} nodes", ())]
+    if op in ("Max", "Min") and n == 1:
+        return [("differs", "ncnn", f"pnnx maps a 1-input {op} to torch.{op.lower()}(x), which ncnn computes as a "
+                 "Reduction over every axis: one value where ONNX returns the input",
+                 "remove the node: a 1-input " + op + " is its input", ())]
+    return None
 
 
 def _prelu(site, plan) -> list:
