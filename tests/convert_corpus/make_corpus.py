@@ -500,6 +500,32 @@ def loop_refine(b):
     return g, {"x": shape}, [("y", T.FLOAT, shape)]
 
 
+def max3_branches(b):
+    """Max of three branches in one node (Keras' Maximum()([a, b, c]) through tf2onnx): a conv, its ReLU, a
+    (C,1,1) floor."""
+    g = _G(60)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Max", x, g.op("Relu", g.op("Neg", x)), g.weight(3, 1, 1))]
+
+
+def mean_heads(b):
+    """The mean of two heads in one Mean node (an ensemble), a (C,1,1) bias on one."""
+    g = _G(61)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    y = g.op("Add", g.op("Conv", "x", g.weight(3, 3, 1, 1)), g.weight(3, 1, 1))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Mean", x, y)]
+
+
+def listed_weights(b):
+    """A conv + (C,1,1) scale whose graph.input lists the initializers ahead of x (older exporters, onnx's
+    light model zoo): legal ONNX, initializers as overridable inputs."""
+    g = _G(62)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Mul", x, g.weight(3, 1, 1))]
+
+
+listed_weights.listed = True
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -507,13 +533,20 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
-            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine]
+            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine, max3_branches, mean_heads,
+            listed_weights]
 BATCHES = (1, 2)
 
 
 def build(pattern, batch: int) -> onnx.ModelProto:
     g, inputs, outputs = pattern(batch)
-    return _model(g, inputs, outputs)
+    m = _model(g, inputs, outputs)
+    if getattr(pattern, "listed", False):  # the initializers listed in graph.input, ahead of the model's inputs
+        own = list(m.graph.input)
+        del m.graph.input[:]
+        m.graph.input.extend(h.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in m.graph.initializer)
+        m.graph.input.extend(own)
+    return m
 
 
 def names() -> list:
