@@ -1,6 +1,8 @@
 """bcast.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter needed; the corpus
 test, test_convert_corpus.py, checks them against real conversions)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -286,3 +288,73 @@ def test_light_squeezenet_really_fails_under_pnnx_and_converts_with_the_fix(tmp_
     # pnnx converts it now; its values still differ, from the opset-9 Softmax (not a broadcasting node, not
     # lint's): ncnn's output is ~1 everywhere, onnxruntime's 1/1000
     assert H.observe(fixed, "ncnn").kind != "fails"
+
+
+@pytest.mark.parametrize("ir, opset, fails", [(13, 26, False), (8, 17, False), (14, 17, True), (13, 27, True),
+                                              (13, 28, True), (14, 28, True)])
+def test_models_newer_than_pnnxs_onnxruntime_are_unconvertible(ir, opset, fails, tmp_path):
+    """pnnx 20261020 folds constants with its bundled onnxruntime 1.30 (IR <= 13, ai.onnx opset <= 26) and
+    crashes (signal 11) on a newer model, whatever its ops: onnx 1.23's make_model writes IR 14 and opset 28
+    by default (onnx's own test_mod_broadcast is one)."""
+    m = model([("Add", ["x", "b"], ["y"])], {"x": [3, 4, 5]}, ["y"], inits={"b": np.ones(5, W)}, opset=opset,
+              ir_version=ir)
+    found = lint(m, "ncnn")
+    assert bool(found) == fails, found
+    if fails:
+        (f,) = found
+        assert f.kind == "unsupported" and "onnxruntime 1.30" in f.reason, f.reason
+        assert lint(m, "onnx") == [] and lint(m, "openvino") == []
+    import convert_harness as H
+
+    if H.have("ncnn"):
+        import onnx
+
+        path = str(tmp_path / "m.onnx")
+        onnx.save(m, path)
+        assert (H.observe(path, "ncnn").kind == "fails") == fails
+
+
+# ------------------------------------- torch 2.13's exporter (dynamo=False) writes Constant nodes, not initializers
+
+
+def _const(name, value):
+    from onnx import helper as h, numpy_helper as nh
+
+    return h.make_node("Constant", [], [name], value=nh.from_array(np.asarray(value, W), name + "_v"))
+
+
+@pytest.mark.parametrize("exponent, flagged", [(2.0, False), (3.0, True), (0.5, True)])
+def test_pow_exponent_from_a_constant_node(exponent, flagged):
+    """``(p * 2) ** 2`` (YOLO's wh): the exponent is a Constant node; pnnx makes Pow 2 a UnaryOp square."""
+    m = model([_const("e", exponent), ("Pow", ["x", "e"], ["y"])], {"x": [1, 3, 4]}, ["y"])
+    assert bool(lint(m, "ncnn")) == flagged
+
+
+def test_nodes_pnnx_folds_are_not_findings():
+    """pnnx's fold_constants computes what depends on constants and on static shapes alone (ViT's
+    ``head_dim ** 0.5`` of two Constant nodes; ``cls.expand(x.shape[0], -1, -1)``'s Shape -> Equal -> Where)."""
+    m = model([_const("a", 8.0), _const("b", 0.5), ("Pow", ["a", "b"], ["s"]), ("Div", ["x", "s"], ["y"])],
+              {"x": [1, 3, 4]}, ["y"])
+    assert lint(m, "ncnn") == []
+    m = model([("Shape", ["x"], ["s"]), _const("m", [-1.0, -1.0]), ("Cast", ["m"], ["mi"], {"to": 7}),
+               ("Equal", ["s", "mi"], ["q"]), ("Where", ["q", "s", "mi"], ["w"]), ("Expand", ["x", "w"], ["y"])],
+              {"x": [2, 3]}, ["y"])
+    assert [f.op_type for f in lint(m, "ncnn") if f.kind in ("unsupported", "differs", "invalid")] == []
+    m = model([("Equal", ["x", "x"], ["q"])], {"x": [2, 3]}, ["q"])  # computed: still no ncnn layer
+    assert [f.op_type for f in lint(m, "ncnn")] == ["Equal"]
+
+
+def _gelu_tanh(k=0.044715, c=math.sqrt(2 / math.pi)):
+    nodes = [_const("three", 3.0), _const("k", k), _const("c", c), _const("half", 0.5), _const("one", 1.0),
+             ("Pow", ["x", "three"], ["p"]), ("Mul", ["p", "k"], ["pk"]), ("Add", ["x", "pk"], ["a"]),
+             ("Mul", ["a", "c"], ["ac"]), ("Tanh", ["ac"], ["t"]), ("Add", ["t", "one"], ["t1"]),
+             ("Mul", ["x", "half"], ["xh"]), ("Mul", ["xh", "t1"], ["y"])]
+    return model(nodes, {"x": [1, 6, 8]}, ["y"])
+
+
+def test_tanh_gelu_pow_is_fused_by_pnnx():
+    """GPT-2's gelu_new as torch exports it: pnnx's pass_level2/F_gelu.cpp fuses it into a GELU layer, so its
+    Pow(x, 3) never becomes a BinaryOp POW (seen converting torch 2.13's export: ncnn computes it right)."""
+    assert lint(_gelu_tanh(), "ncnn") == []
+    (f,) = lint(_gelu_tanh(k=0.05), "ncnn")  # not the pattern: the Pow stays a POW
+    assert f.op_type == "Pow" and "BinaryOp POW" in f.reason

@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ._format import format_shape as _fs
 from .dims import is_one
 
@@ -68,6 +70,7 @@ NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq",
 #: The binary ops pnnx turns into an ncnn BinaryOp (expand_expression.cpp).
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Mod", "Sum", "Mean"})
 _POSITIVE = frozenset({"Sigmoid", "Exp", "Softplus"})
+_SHAPE_OPS = frozenset({"Shape", "Size"})
 NONE = None  # no batch axis (pnnx's 233)
 
 
@@ -251,11 +254,17 @@ class Context:
         self.model, self.shapes = model, shapes
         self._rows = self._batch = self._reduced = self._producers = None
         self.op_types, consts = set(), set(shapes.initializers)
+        self._consumers = None
+        self._constant_nodes = {}
         add = self.op_types.add
         for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
             add(n.op_type)
-            if all(i in consts for i in n.input):  # pnnx folds what is computed from constants alone
+            # pnnx folds what is computed from constants alone (Constant nodes included), and a Shape/Size:
+            # it converts for the static input shapes given to it (its fold_constants runs onnxruntime)
+            if n.op_type in _SHAPE_OPS or all(i in consts for i in n.input if i):
                 consts.update(n.output)
+            if n.op_type == "Constant" and n.output:
+                self._constant_nodes[n.output[0]] = n
         self.consts = consts
         self.inputs = frozenset(v.name for v in model.graph.input if v.name not in self.consts)
 
@@ -292,9 +301,62 @@ class Context:
                     return options[0]
         return tuple(self.batch.get(n) for n in names)
 
+    def constant(self, name: str):
+        """The values of an initializer or of a Constant node's output (numpy), or None."""
+        values = self.shapes.constant(name)
+        node = self._constant_nodes.get(name) if values is None else None
+        if node is None or len(node.attribute) != 1:
+            return values
+        import onnx
+
+        a = node.attribute[0]
+        try:
+            v = onnx.helper.get_attribute_value(a)
+            values = onnx.numpy_helper.to_array(v) if a.type == onnx.AttributeProto.TENSOR else \
+                np.asarray(v) if a.name in ("value_float", "value_floats", "value_int", "value_ints") else None
+        except Exception:  # noqa: BLE001 - a tensor whose data do not fill it: not a known value
+            return None
+        return values
+
+    def folded(self, site) -> bool:
+        """Whether pnnx computes the node at conversion time (every input a constant to pnnx)."""
+        return all(n in self.consts for n in site.inputs if n)
+
+    def consumers(self, name: str) -> list:
+        if self._consumers is None:
+            self._consumers = {}
+            for row in self.rows:
+                for i in row[2]:
+                    self._consumers.setdefault(i, []).append(row)
+        return self._consumers.get(name, [])
+
+    def gelu_tanh(self, site) -> bool:
+        """Whether a Pow(x, 3) starts the tanh-GELU that pnnx fuses into one GELU layer (pass_level2/F_gelu.cpp,
+        F_gelu_3/4): Pow(x, 3) -> Mul(0.044715) -> Add(x) -> Mul(sqrt(2/pi)) -> Tanh."""
+        x, out = site.inputs[0], site.node.output[0] if site.node.output else ""
+
+        def step(name, op, want=None, other=None):
+            rows = self.consumers(name)
+            if len(rows) != 1 or rows[0][1] != op or len(rows[0][2]) != 2:
+                return None
+            a, b = rows[0][2]
+            o = b if a == name else a
+            if other is not None and o != other:
+                return None
+            if want is not None:
+                v = self.constant(o)
+                if v is None or v.size != 1 or abs(float(v.ravel()[0]) - want) > 1e-4:
+                    return None
+            return rows[0][3][0] if rows[0][3] else None
+
+        m = step(out, "Mul", 0.044715)
+        a = m and step(m, "Add", other=x)
+        t = a and step(a, "Mul", math.sqrt(2 / math.pi))
+        return bool(t) and any(r[1] == "Tanh" for r in self.consumers(t))
+
     def positive(self, name: str) -> bool:
         """Whether a value is > 0 by construction (its producer, or a constant's values)."""
-        values = self.shapes.constant(name)
+        values = self.constant(name)
         if values is not None:
             return bool(values.size) and bool((values > 0).all())
         if self._producers is None:
@@ -302,22 +364,23 @@ class Context:
         return self._producers.get(name) in _POSITIVE
 
     def scalar(self, name: str):
-        t = self.shapes.initializers.get(name)
-        if t is None or len(t.dims) > 1 or (t.dims and t.dims[0] != 1):
+        values = self.constant(name)
+        if values is None or values.ndim > 1 or values.size != 1 or values.dtype.kind not in "fiub":
             return None
-        values = self.shapes.constant(name)
-        return float(values.ravel()[0]) if values is not None and values.size == 1 else None
+        return float(values.ravel()[0])
 
     def key(self, site) -> tuple:
         """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
         op = site.op.name
+        if self.folded(site):
+            return (True,)
         if op in NO_NCNN_LAYER:
             return ()
         pow_ = op == "Pow"
         binary = op in BINARY and site.plan is not None and len(site.plan.inputs) == 2
         return (self.binary_batch(site) if binary else None,
                 tuple((n in self.inputs, self.reduced.get(n), pow_ and self.positive(n), self.scalar(n) if pow_
-                       else None) for n in site.inputs))
+                       else None) for n in site.inputs), pow_ and self.gelu_tanh(site))
 
 
 def _outer_names(graph) -> set:
@@ -334,6 +397,10 @@ def _outer_names(graph) -> set:
                 used |= _outer_names(sub)
         made.update(node.output)
     return used - made
+
+
+#: The newest IR version and ai.onnx opset pnnx 20261020's bundled onnxruntime (1.30) reads.
+PNNX_ORT_IR, PNNX_ORT_OPSET = 13, 26
 
 
 def _pnnx_inputs(graph):
@@ -360,6 +427,8 @@ def unconvertible(model, shapes, ctx=None) -> list:
 
     A model of opset 1-6: pnnx crashes on it whatever its ops (its first node carries the finding).
 
+    A model newer than pnnx's bundled onnxruntime 1.30 reads (IR > 13, opset > 26): pnnx crashes on it.
+
     A model whose graph.input lists initializers ahead of its own inputs (IR 3): pnnx removes the wrong
     entries (onnx's light model zoo: densenet121, inception_v1, squeezenet, vgg19).
 
@@ -371,6 +440,17 @@ def unconvertible(model, shapes, ctx=None) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    ir, opset = model.ir_version, shapes.opset
+    if (ir > PNNX_ORT_IR or (opset is not None and opset > PNNX_ORT_OPSET)) and model.graph.node:
+        # seen by running pnnx 20261020: "Unsupported model IR version: 14, max supported IR version: 13", or
+        # "Current official support for domain ai.onnx is till opset 26", then signal 11
+        return [(0, model.graph.node[0], f"pnnx cannot convert a model of IR {ir}, opset {opset}: pnnx 20261020 "
+                 f"folds constants with its bundled onnxruntime 1.30, which reads IR <= {PNNX_ORT_IR} and ai.onnx "
+                 f"opset <= {PNNX_ORT_OPSET}, and crashes (signal 11, no model written) on a newer model, whatever "
+                 "its ops (onnx 1.23's helper.make_model writes IR 14, opset 28 by default)",
+                 f"save the model with ir_version {PNNX_ORT_IR} (model.ir_version = {PNNX_ORT_IR}) and, for a newer "
+                 f"opset, onnx.version_converter.convert_version(model, {PNNX_ORT_OPSET}); or export for opset "
+                 f"<= {PNNX_ORT_OPSET}")]
     wrong = _pnnx_inputs(model.graph)
     if wrong is not None and model.graph.node:
         removed, kept = wrong
@@ -423,6 +503,8 @@ def check(site, ctx: Context) -> list:
     """The rows (kind, rule, reason, fix, notes) of one broadcasting node under pnnx -> ncnn."""
     op = site.op.name
     plan = site.plan
+    if ctx.folded(site):
+        return []  # pnnx's fold_constants computes it with onnxruntime: ncnn never sees it
     if op in NO_NCNN_LAYER:
         return [("unsupported", "ncnn",
                  f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
@@ -507,6 +589,8 @@ def _pow(site, ctx: Context) -> list:
         return []  # expand_expression.cpp: "replace pow 2 with square"
     if ctx.positive(base):
         return []
+    if ctx.scalar(exponent) == 3.0 and ctx.gelu_tanh(site):
+        return []  # pnnx fuses the tanh-GELU around it into one GELU layer
     n = exact_power(ctx.scalar(exponent))
     return [("differs", "ncnn",
              "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "
