@@ -49,6 +49,7 @@ of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -422,7 +423,27 @@ def _pnnx_inputs(graph):
     return [n for n in wanted if n not in left], [n for n in left if n in inits]
 
 
-def unconvertible(model, shapes, ctx=None) -> list:
+def _external_data(model, source) -> str | None:
+    """Why pnnx reads none of the model's external data, or None: load_onnx.cpp reads one file,
+    ``MODEL.onnx.data`` beside the model (each tensor at its offset in it), whatever the tensors' ``location``
+    says.  ``source``: (the model's file, the external data files its tensors named), or None (in memory)."""
+    import onnx
+
+    path, locs = source if source is not None else (None, ())
+    if not locs:  # a model in memory: only the tensors it still marks external
+        locs = sorted({e.value for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL
+                       for e in t.external_data if e.key == "location"})
+    if len(locs) > 1:
+        return f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx reads one"
+    if not locs or path is None:
+        return None
+    want = os.path.basename(path) + ".data"
+    if os.path.normpath(locs[0]) != want:
+        return f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file name + .data)"
+    return None
+
+
+def unconvertible(model, shapes, ctx=None, source=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
     A model of opset 1-6: pnnx crashes on it whatever its ops (its first node carries the finding).
@@ -440,6 +461,12 @@ def unconvertible(model, shapes, ctx=None) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    why = _external_data(model, source)
+    if why and model.graph.node:
+        return [(0, model.graph.node[0], f"pnnx loads this model without its weights: {why} (load_onnx.cpp): the "
+                 "converted model computes with garbage (or pnnx crashes)",
+                 f"save the model with all its external data in one file named after it (onnx.save(model, "
+                 f"'NAME.onnx', save_as_external_data=True, location='NAME.onnx.data')), or with none")]
     ir, opset = model.ir_version, shapes.opset
     if (ir > PNNX_ORT_IR or (opset is not None and opset > PNNX_ORT_OPSET)) and model.graph.node:
         # seen by running pnnx 20261020: "Unsupported model IR version: 14, max supported IR version: 13", or
