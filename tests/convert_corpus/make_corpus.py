@@ -526,6 +526,34 @@ def listed_weights(b):
 
 listed_weights.listed = True
 
+
+def _constant(g, value) -> str:
+    """A Constant node, the form torch's exporter (dynamo=False) gives a Python number."""
+    out = g.name("const_")
+    g.nodes.append(h.make_node("Constant", [], [out], name=out.rstrip("_") + "_n",
+                               value=nh.from_array(np.asarray(value, np.float32), out + "v")))
+    return out
+
+
+def gelu_tanh_export(b):
+    """GPT-2's gelu_new, 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x**3))), on a Linear's output, its numbers as
+    Constant nodes (torch's exporter): pnnx fuses it into one GELU layer, its x**3 never a POW."""
+    g = _G(63)
+    y = g.op("Add", g.op("MatMul", "x", g.weight(8, 8)), g.weight(8))
+    inner = g.op("Mul", g.op("Add", y, g.op("Mul", g.op("Pow", y, _constant(g, 3.0)), _constant(g, 0.044715))),
+                 _constant(g, float(np.sqrt(2 / np.pi))))
+    t = g.op("Add", g.op("Tanh", inner), _constant(g, 1.0))
+    return g, {"x": [b, 6, 8]}, [g.op("Mul", g.op("Mul", y, _constant(g, 0.5)), t)]
+
+
+def square_const_node(b):
+    """YOLO's ``(p * 2) ** 2`` with the exponent a Constant node, and ViT's ``q / head_dim ** 0.5`` whose Pow of
+    two Constant nodes pnnx folds."""
+    g = _G(64)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    sq = g.op("Pow", g.op("Mul", x, _constant(g, 2.0)), _constant(g, 2.0))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Div", sq, g.op("Pow", _constant(g, 8.0), _constant(g, 0.5)))]
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -534,7 +562,7 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
             rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine, max3_branches, mean_heads,
-            listed_weights]
+            listed_weights, gelu_tanh_export, square_const_node]
 BATCHES = (1, 2)
 
 
