@@ -358,3 +358,17 @@ def test_tanh_gelu_pow_is_fused_by_pnnx():
     assert lint(_gelu_tanh(), "ncnn") == []
     (f,) = lint(_gelu_tanh(k=0.05), "ncnn")  # not the pattern: the Pow stays a POW
     assert f.op_type == "Pow" and "BinaryOp POW" in f.reason
+
+
+def test_concat_with_a_constant_that_spans_the_batch():
+    """``torch.cat((cls.expand(B, -1, -1), tokens), 1)``: torch 2.13's exporter folds the expand into a (B,1,D)
+    initializer; pnnx writes it as a MemoryData blob that keeps axis 0 while the tokens' blob has no batch axis:
+    ncnn's output is (2,6,8,8) for onnxruntime's (2,5,8).  At batch 1 it is fine."""
+    import os
+
+    import convert_harness as H
+
+    (f,) = lint(os.path.join(H.CORPUS, "cls_token_batch_b2.onnx"), "ncnn")
+    assert f.op_type == "Concat" and f.kind == "unsupported" and "(2,1,8)" in f.reason, f.reason
+    assert lint(os.path.join(H.CORPUS, "cls_token_batch_b1.onnx"), "ncnn") == []
+    assert lint(os.path.join(H.CORPUS, "cls_token_batch_b2.onnx"), "openvino") == []

@@ -443,6 +443,30 @@ def _external_data(model, source) -> str | None:
     return None
 
 
+def _batch_constant_concats(model, shapes, ctx) -> list:
+    """Concat nodes that join a batched tensor with a constant whose axis 0 is the batch (> 1): pnnx writes the
+    constant as a MemoryData blob holding the whole tensor, batch axis included, while the batched blobs
+    have none (``cls.expand(B, -1, -1)`` of a ViT, folded by the exporter or by pnnx)."""
+    ctx = ctx if ctx is not None else Context(model, shapes)
+    out = []
+    for i, node in enumerate(model.graph.node):
+        if node.op_type != "Concat" or not any(n in ctx.consts for n in node.input):
+            continue
+        batched = [n for n in node.input if ctx.batch.get(n) == 0]
+        if not batched:
+            continue
+        for n in node.input:
+            s = shapes.get(n)
+            if n in ctx.consts and s and len(s) >= 2 and type(s[0]) is int and s[0] > 1:
+                out.append((i, node, f"{n} {_fs(s)} is a constant to pnnx, and ncnn's blob of it keeps its axis 0 "
+                            f"({s[0]}) while {batched[0]}'s blob has no batch axis: the Concat joins blobs of "
+                            "different ranks and computes garbage (seen: a ViT's class token expanded to the batch)",
+                            "expand the constant to batch 1 (or build it from the batched input), so that ncnn's "
+                            "batch broadcasting repeats it"))
+                break
+    return out
+
+
 def unconvertible(model, shapes, ctx=None, source=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
@@ -495,8 +519,10 @@ def unconvertible(model, shapes, ctx=None, source=None) -> list:
                  "(signal 11, no model written) on opset 1-6 models, whatever their ops",
                  "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7, broadcast/axis made numpy "
                  "broadcasting), then convert that")]
-    if not ({"If", "Loop"} & (ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node})):
-        return []
+    op_types = ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node}
+    concats = _batch_constant_concats(model, shapes, ctx) if "Concat" in op_types else []
+    if not {"If", "Loop"} & op_types:
+        return concats
     consts = {t.name for t in model.graph.initializer}
     consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}  # rare: If/Loop only
     out = []
@@ -523,7 +549,7 @@ def unconvertible(model, shapes, ctx=None, source=None) -> list:
                     "crashes and writes no model",
                     "export each branch as its own model, or make the condition a constant and give the branches "
                     "their own Constant nodes"))
-    return out
+    return concats + out
 
 
 def check(site, ctx: Context) -> list:

@@ -554,6 +554,16 @@ def square_const_node(b):
     sq = g.op("Pow", g.op("Mul", x, _constant(g, 2.0)), _constant(g, 2.0))
     return g, {"x": [b, 3, 4, 4]}, [g.op("Div", sq, g.op("Pow", _constant(g, 8.0), _constant(g, 0.5)))]
 
+def cls_token_batch(b):
+    """A ViT's patch tokens with the class token ``cls.expand(B, -1, -1)`` prepended and a positional embedding
+    added, the expand folded to a (B,1,D) constant (torch 2.13's default exporter)."""
+    g = _G(65)
+    t = g.op("Transpose", g.op("Reshape", g.op("Conv", "x", g.weight(8, 3, 4, 4), g.weight(8), strides=[4, 4]),
+                                g.ints(b, 8, 4)), perm=[0, 2, 1])
+    cls = g.const(np.repeat(g.rng.standard_normal((1, 1, 8)).astype(np.float32), b, axis=0))
+    return g, {"x": [b, 3, 8, 8]}, [g.op("Add", g.op("Concat", cls, t, axis=1), g.weight(1, 5, 8))]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -562,7 +572,7 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
             rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine, max3_branches, mean_heads,
-            listed_weights, gelu_tanh_export, square_const_node]
+            listed_weights, gelu_tanh_export, square_const_node, cls_token_batch]
 BATCHES = (1, 2)
 
 
