@@ -372,3 +372,23 @@ def test_concat_with_a_constant_that_spans_the_batch():
     assert f.op_type == "Concat" and f.kind == "unsupported" and "(2,1,8)" in f.reason, f.reason
     assert lint(os.path.join(H.CORPUS, "cls_token_batch_b1.onnx"), "ncnn") == []
     assert lint(os.path.join(H.CORPUS, "cls_token_batch_b2.onnx"), "openvino") == []
+
+
+@pytest.mark.parametrize("shape_from", ["input", "constant", "shape_of"])
+def test_expand_shape_pnnx_cannot_fold(shape_from, tmp_path):
+    """onnx's test_expand_dim_changed: Expand's shape a graph input (int64): pnnx crashes (signal 11), with
+    or without the input types given; a constant shape or one from Shape ops is folded and fine."""
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    if shape_from == "input":
+        m = model([("Expand", ["x", "s"], ["y"])], {"x": [3, 1]}, ["y"])
+        m.graph.input.append(h.make_tensor_value_info("s", T.INT64, [3]))
+    elif shape_from == "constant":
+        m = model([("Expand", ["x", "s"], ["y"])], {"x": [3, 1]}, ["y"], inits={"s": np.array([2, 3, 6])})
+    else:
+        m = model([("Shape", ["z"], ["s"]), ("Expand", ["x", "s"], ["y"])], {"x": [3, 1], "z": [2, 3, 6]}, ["y"])
+    found = [f for f in lint(m, "ncnn") if f.kind in ("unsupported", "differs", "invalid")]
+    assert [f.op_type for f in found] == (["Expand"] if shape_from == "input" else [])
+    if found:
+        assert "cannot fold it" in found[0].reason

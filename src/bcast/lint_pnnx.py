@@ -572,6 +572,11 @@ def check(site, ctx: Context) -> list:
                  "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
     if op == "PRelu":
         return _prelu(site, plan)
+    if op == "Expand" and len(site.inputs) > 1 and site.inputs[1] not in ctx.consts:
+        return [("unsupported", "ncnn", f"the shape {site.inputs[1]} is computed from the model's input values, not "
+                 "from constants or static shapes: pnnx 20261020 cannot fold it (its onnxruntime run fails: "
+                 "\"invalid expand shape\") and crashes (signal 11, no model written)",
+                 "give Expand a constant shape (or one computed by Shape ops from the inputs' shapes)", ())]
     if op in _VARIADIC:
         rows = _variadic(op, site.inputs)
         if rows is not None:
