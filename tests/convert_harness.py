@@ -121,15 +121,33 @@ _OUTPUT = re.compile(r'_, (out\d+) = ex\.extract\("(out\d+)"\)\s*\n\s*'
                      r'out\.append\(torch\.from_numpy\(\w+\.numpy\((?:batch_index=(\d+))?\)')
 
 
+def _external_files(model_path: str) -> list:
+    """The external data files a model's initializers name (relative to its folder, as ONNX has them)."""
+    import onnx
+    m = onnx.load(model_path, load_external_data=False)
+    out = set()
+    for t in m.graph.initializer:
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            out.update(e.value for e in t.external_data if e.key == "location")
+    return sorted(out)
+
+
 def convert_pnnx(model_path: str, workdir: str, timeout: float = 120) -> tuple:
     """Run pnnx on a copy of the model in ``workdir``: (returncode, log, param, bin, the generated _ncnn.py)."""
     shapes = _input_shapes(model_path)
-    local = os.path.join(workdir, "model.onnx")
-    shutil.copyfile(model_path, local)
+    # the model under its own name, its external data files beside it, as a user converts it in place: pnnx
+    # reads external data only from MODEL.onnx.data (load_onnx.cpp), whatever the tensors' location says
+    name = os.path.basename(model_path)
+    here = os.path.dirname(os.path.abspath(model_path))
+    if os.path.abspath(workdir) != here:
+        shutil.copyfile(model_path, os.path.join(workdir, name))
+        for loc in _external_files(model_path):  # torch's default exporter writes the weights to MODEL.onnx.data
+            shutil.copyfile(os.path.join(here, loc), os.path.join(workdir, loc))
     shape_arg = ",".join("[" + ",".join(map(str, s)) + "]" for s in shapes.values())
-    proc = subprocess.run([pnnx_binary(), local, f"inputshape={shape_arg}"], cwd=workdir, capture_output=True,
+    proc = subprocess.run([pnnx_binary(), name, f"inputshape={shape_arg}"], cwd=workdir, capture_output=True,
                           text=True, errors="replace", timeout=timeout)
-    param, binf, py = (os.path.join(workdir, n) for n in ("model.ncnn.param", "model.ncnn.bin", "model_ncnn.py"))
+    stem = name[:-5] if name.endswith(".onnx") else name
+    param, binf, py = (os.path.join(workdir, stem + n) for n in (".ncnn.param", ".ncnn.bin", "_ncnn.py"))
     return proc.returncode, proc.stdout + proc.stderr, param, binf, py
 
 

@@ -152,3 +152,27 @@ def test_rewritten_models_convert_and_compute_right(path, tmp_path):
         rewrite(os.path.join(H.CORPUS, name), path, out)
         o = H.observe(out, path)
         assert o.ok, (name, o)
+
+
+def test_harness_carries_external_data(tmp_path):
+    """torch 2.13's default exporter (dynamo) writes the weights beside the model (MODEL.onnx.data): the pnnx
+    path must convert the model with them (it lost them: pnnx crashed on every such export)."""
+    if not H.have("ncnn"):
+        pytest.skip("pnnx/ncnn not installed")
+    import onnx
+
+    m = onnx.load(os.path.join(H.CORPUS, "channel_scale_b2.onnx"))
+    path = str(tmp_path / "ext.onnx")
+    onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True, location="ext.onnx.data",
+              size_threshold=0)
+    assert H._external_files(path) == ["ext.onnx.data"]
+    assert H.observe(path, "ncnn").kind == H.recorded()["ncnn"]["channel_scale_b2.onnx"] == "ok"
+    assert lint(path, "ncnn") == []
+    # pnnx reads external data only from MODEL.onnx.data (load_onnx.cpp): any other name, no weights
+    other = str(tmp_path / "other.onnx")
+    onnx.save(m, other, save_as_external_data=True, all_tensors_to_one_file=True, location="weights.bin",
+              size_threshold=0)
+    assert H.observe(other, "ncnn").kind != "ok"
+    (f,) = lint(other, "ncnn")
+    assert f.kind == "unsupported" and "'other.onnx.data'" in f.reason, f.reason
+    assert lint(other, "openvino") == [] and H.observe(other, "openvino").ok

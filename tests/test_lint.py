@@ -187,11 +187,17 @@ def test_lint_is_exported_lazily():
 # --------------------------------------------------------------------------- the light models
 
 
+#: The light models whose graph.input starts with initializers: pnnx converts none of them (a model finding).
+PNNX_DROPS_INPUTS = {"densenet121", "inception_v1", "squeezenet", "vgg19"}
+
+
 @pytest.mark.parametrize("name", sorted(f[6:-5] for f in os.listdir(LIGHT) if f.endswith(".onnx")))
 def test_light_models_are_clean_for_every_target(name):
     for target in TARGETS:
         if target == "onnx2ncnn" and name in ONNX2NCNN_GARBAGE:
             continue  # test_onnx2ncnn.py::test_light_models_unsqueezed_batchnorm_is_garbage_and_rewrite_fixes_it
+        if target == "ncnn" and name in PNNX_DROPS_INPUTS:
+            continue  # test_lint_pnnx.py::test_onnx_light_model_zoo_verdicts (pnnx removes the wrong graph inputs)
         report = lint_report(light(name), target)
         assert report.findings == [], (target, report.findings[:2])
         assert report.nodes > 0

@@ -49,6 +49,9 @@ of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
 from __future__ import annotations
 
 import math
+import os
+
+import numpy as np
 
 from ._format import format_shape as _fs
 from .dims import is_one
@@ -68,6 +71,7 @@ NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq",
 #: The binary ops pnnx turns into an ncnn BinaryOp (expand_expression.cpp).
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Mod", "Sum", "Mean"})
 _POSITIVE = frozenset({"Sigmoid", "Exp", "Softplus"})
+_SHAPE_OPS = frozenset({"Shape", "Size"})
 NONE = None  # no batch axis (pnnx's 233)
 
 
@@ -251,11 +255,17 @@ class Context:
         self.model, self.shapes = model, shapes
         self._rows = self._batch = self._reduced = self._producers = None
         self.op_types, consts = set(), set(shapes.initializers)
+        self._consumers = None
+        self._constant_nodes = {}
         add = self.op_types.add
         for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
             add(n.op_type)
-            if all(i in consts for i in n.input):  # pnnx folds what is computed from constants alone
+            # pnnx folds what is computed from constants alone (Constant nodes included), and a Shape/Size:
+            # it converts for the static input shapes given to it (its fold_constants runs onnxruntime)
+            if n.op_type in _SHAPE_OPS or all(i in consts for i in n.input if i):
                 consts.update(n.output)
+            if n.op_type == "Constant" and n.output:
+                self._constant_nodes[n.output[0]] = n
         self.consts = consts
         self.inputs = frozenset(v.name for v in model.graph.input if v.name not in self.consts)
 
@@ -292,9 +302,62 @@ class Context:
                     return options[0]
         return tuple(self.batch.get(n) for n in names)
 
+    def constant(self, name: str):
+        """The values of an initializer or of a Constant node's output (numpy), or None."""
+        values = self.shapes.constant(name)
+        node = self._constant_nodes.get(name) if values is None else None
+        if node is None or len(node.attribute) != 1:
+            return values
+        import onnx
+
+        a = node.attribute[0]
+        try:
+            v = onnx.helper.get_attribute_value(a)
+            values = onnx.numpy_helper.to_array(v) if a.type == onnx.AttributeProto.TENSOR else \
+                np.asarray(v) if a.name in ("value_float", "value_floats", "value_int", "value_ints") else None
+        except Exception:  # noqa: BLE001 - a tensor whose data do not fill it: not a known value
+            return None
+        return values
+
+    def folded(self, site) -> bool:
+        """Whether pnnx computes the node at conversion time (every input a constant to pnnx)."""
+        return all(n in self.consts for n in site.inputs if n)
+
+    def consumers(self, name: str) -> list:
+        if self._consumers is None:
+            self._consumers = {}
+            for row in self.rows:
+                for i in row[2]:
+                    self._consumers.setdefault(i, []).append(row)
+        return self._consumers.get(name, [])
+
+    def gelu_tanh(self, site) -> bool:
+        """Whether a Pow(x, 3) starts the tanh-GELU that pnnx fuses into one GELU layer (pass_level2/F_gelu.cpp,
+        F_gelu_3/4): Pow(x, 3) -> Mul(0.044715) -> Add(x) -> Mul(sqrt(2/pi)) -> Tanh."""
+        x, out = site.inputs[0], site.node.output[0] if site.node.output else ""
+
+        def step(name, op, want=None, other=None):
+            rows = self.consumers(name)
+            if len(rows) != 1 or rows[0][1] != op or len(rows[0][2]) != 2:
+                return None
+            a, b = rows[0][2]
+            o = b if a == name else a
+            if other is not None and o != other:
+                return None
+            if want is not None:
+                v = self.constant(o)
+                if v is None or v.size != 1 or abs(float(v.ravel()[0]) - want) > 1e-4:
+                    return None
+            return rows[0][3][0] if rows[0][3] else None
+
+        m = step(out, "Mul", 0.044715)
+        a = m and step(m, "Add", other=x)
+        t = a and step(a, "Mul", math.sqrt(2 / math.pi))
+        return bool(t) and any(r[1] == "Tanh" for r in self.consumers(t))
+
     def positive(self, name: str) -> bool:
         """Whether a value is > 0 by construction (its producer, or a constant's values)."""
-        values = self.shapes.constant(name)
+        values = self.constant(name)
         if values is not None:
             return bool(values.size) and bool((values > 0).all())
         if self._producers is None:
@@ -302,22 +365,23 @@ class Context:
         return self._producers.get(name) in _POSITIVE
 
     def scalar(self, name: str):
-        t = self.shapes.initializers.get(name)
-        if t is None or len(t.dims) > 1 or (t.dims and t.dims[0] != 1):
+        values = self.constant(name)
+        if values is None or values.ndim > 1 or values.size != 1 or values.dtype.kind not in "fiub":
             return None
-        values = self.shapes.constant(name)
-        return float(values.ravel()[0]) if values is not None and values.size == 1 else None
+        return float(values.ravel()[0])
 
     def key(self, site) -> tuple:
         """What :func:`check` reads of the site's inputs besides their shapes (for lint's cache)."""
         op = site.op.name
+        if self.folded(site):
+            return (True,)
         if op in NO_NCNN_LAYER:
             return ()
         pow_ = op == "Pow"
         binary = op in BINARY and site.plan is not None and len(site.plan.inputs) == 2
         return (self.binary_batch(site) if binary else None,
                 tuple((n in self.inputs, self.reduced.get(n), pow_ and self.positive(n), self.scalar(n) if pow_
-                       else None) for n in site.inputs))
+                       else None) for n in site.inputs), pow_ and self.gelu_tanh(site))
 
 
 def _outer_names(graph) -> set:
@@ -336,10 +400,82 @@ def _outer_names(graph) -> set:
     return used - made
 
 
-def unconvertible(model, shapes, ctx=None) -> list:
+#: The newest IR version and ai.onnx opset pnnx 20261020's bundled onnxruntime (1.30) reads.
+PNNX_ORT_IR, PNNX_ORT_OPSET = 13, 26
+
+
+def _pnnx_inputs(graph):
+    """None, or what pnnx's eliminate_initializer_input gets wrong: (the model's own inputs it removes, the
+    initializers it keeps as inputs).  It collects the positions of the initializers in graph.input, then for
+    each, in order, moves the element now at that position to the end (if there is one) and removes the last
+    element: an initializer listed before the model's inputs shifts the positions after it."""
+    inits = {t.name for t in graph.initializer}
+    names = [v.name for v in graph.input]
+    if not inits or inits.isdisjoint(names):
+        return None
+    left = list(names)
+    for i in [k for k, n in enumerate(names) if n in inits]:
+        if left:
+            left.pop(i if i < len(left) else -1)
+    wanted = [n for n in names if n not in inits]
+    if left == wanted:
+        return None
+    return [n for n in wanted if n not in left], [n for n in left if n in inits]
+
+
+def _external_data(model, source) -> str | None:
+    """Why pnnx reads none of the model's external data, or None: load_onnx.cpp reads one file,
+    ``MODEL.onnx.data`` beside the model (each tensor at its offset in it), whatever the tensors' ``location``
+    says.  ``source``: (the model's file, the external data files its tensors named), or None (in memory)."""
+    import onnx
+
+    path, locs = source if source is not None else (None, ())
+    if not locs:  # a model in memory: only the tensors it still marks external
+        locs = sorted({e.value for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL
+                       for e in t.external_data if e.key == "location"})
+    if len(locs) > 1:
+        return f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx reads one"
+    if not locs or path is None:
+        return None
+    want = os.path.basename(path) + ".data"
+    if os.path.normpath(locs[0]) != want:
+        return f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file name + .data)"
+    return None
+
+
+def _batch_constant_concats(model, shapes, ctx) -> list:
+    """Concat nodes that join a batched tensor with a constant whose axis 0 is the batch (> 1): pnnx writes the
+    constant as a MemoryData blob holding the whole tensor, batch axis included, while the batched blobs
+    have none (``cls.expand(B, -1, -1)`` of a ViT, folded by the exporter or by pnnx)."""
+    ctx = ctx if ctx is not None else Context(model, shapes)
+    out = []
+    for i, node in enumerate(model.graph.node):
+        if node.op_type != "Concat" or not any(n in ctx.consts for n in node.input):
+            continue
+        batched = [n for n in node.input if ctx.batch.get(n) == 0]
+        if not batched:
+            continue
+        for n in node.input:
+            s = shapes.get(n)
+            if n in ctx.consts and s and len(s) >= 2 and type(s[0]) is int and s[0] > 1:
+                out.append((i, node, f"{n} {_fs(s)} is a constant to pnnx, and ncnn's blob of it keeps its axis 0 "
+                            f"({s[0]}) while {batched[0]}'s blob has no batch axis: the Concat joins blobs of "
+                            "different ranks and computes garbage (seen: a ViT's class token expanded to the batch)",
+                            "expand the constant to batch 1 (or build it from the batched input), so that ncnn's "
+                            "batch broadcasting repeats it"))
+                break
+    return out
+
+
+def unconvertible(model, shapes, ctx=None, source=None) -> list:
     """The nodes pnnx cannot convert at all: ``(index, node, reason, fix)``.
 
     A model of opset 1-6: pnnx crashes on it whatever its ops (its first node carries the finding).
+
+    A model newer than pnnx's bundled onnxruntime 1.30 reads (IR > 13, opset > 26): pnnx crashes on it.
+
+    A model whose graph.input lists initializers ahead of its own inputs (IR 3): pnnx removes the wrong
+    entries (onnx's light model zoo: densenet121, inception_v1, squeezenet, vgg19).
 
     A Loop: pnnx keeps it as a ``Loop`` layer, which ncnn has not (loading fails).
 
@@ -349,14 +485,44 @@ def unconvertible(model, shapes, ctx=None) -> list:
     the main graph (its shape inference, run before the inlining, sees those names undefined)."""
     import onnx
 
+    why = _external_data(model, source)
+    if why and model.graph.node:
+        return [(0, model.graph.node[0], f"pnnx loads this model without its weights: {why} (load_onnx.cpp): the "
+                 "converted model computes with garbage (or pnnx crashes)",
+                 f"save the model with all its external data in one file named after it (onnx.save(model, "
+                 f"'NAME.onnx', save_as_external_data=True, location='NAME.onnx.data')), or with none")]
+    ir, opset = model.ir_version, shapes.opset
+    if (ir > PNNX_ORT_IR or (opset is not None and opset > PNNX_ORT_OPSET)) and model.graph.node:
+        # seen by running pnnx 20261020: "Unsupported model IR version: 14, max supported IR version: 13", or
+        # "Current official support for domain ai.onnx is till opset 26", then signal 11
+        return [(0, model.graph.node[0], f"pnnx cannot convert a model of IR {ir}, opset {opset}: pnnx 20261020 "
+                 f"folds constants with its bundled onnxruntime 1.30, which reads IR <= {PNNX_ORT_IR} and ai.onnx "
+                 f"opset <= {PNNX_ORT_OPSET}, and crashes (signal 11, no model written) on a newer model, whatever "
+                 "its ops (onnx 1.23's helper.make_model writes IR 14, opset 28 by default)",
+                 f"save the model with ir_version {PNNX_ORT_IR} (model.ir_version = {PNNX_ORT_IR}) and, for a newer "
+                 f"opset, onnx.version_converter.convert_version(model, {PNNX_ORT_OPSET}); or export for opset "
+                 f"<= {PNNX_ORT_OPSET}")]
+    wrong = _pnnx_inputs(model.graph)
+    if wrong is not None and model.graph.node:
+        removed, kept = wrong
+        what = ", ".join([f"removes {', '.join(map(repr, removed[:3]))}"] * bool(removed)
+                         + [f"keeps {', '.join(map(repr, kept[:3]))} as graph inputs"] * bool(kept))
+        return [(0, model.graph.node[0], "pnnx mistakes the model's graph inputs: graph.input lists initializers "
+                 "(an IR 3 habit) ahead of the model's own, and pnnx's eliminate_initializer_input "
+                 "(pass_onnx/eliminate_initializer_input.cpp) removes them at their first positions one after "
+                 f"another, which each removal has shifted: it {what}, and the conversion fails",
+                 "remove the initializers from graph.input (IR >= 4 does not list them), or list them after the "
+                 "model's inputs")]
     if shapes.opset is not None and shapes.opset < 7 and model.graph.node:
         # seen by running pnnx 20261020: Add-6, same shapes or broadcast/axis, one node or more
         return [(0, model.graph.node[0], f"pnnx cannot convert a model of opset {shapes.opset}: pnnx 20261020 crashes "
                  "(signal 11, no model written) on opset 1-6 models, whatever their ops",
                  "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7, broadcast/axis made numpy "
                  "broadcasting), then convert that")]
-    if not ({"If", "Loop"} & (ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node})):
-        return []
+    op_types = ctx.op_types if ctx is not None else {n.op_type for n in model.graph.node}
+    concats = _batch_constant_concats(model, shapes, ctx) if "Concat" in op_types else []
+    if not {"If", "Loop"} & op_types:
+        return concats
     consts = {t.name for t in model.graph.initializer}
     consts |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}  # rare: If/Loop only
     out = []
@@ -383,13 +549,15 @@ def unconvertible(model, shapes, ctx=None) -> list:
                     "crashes and writes no model",
                     "export each branch as its own model, or make the condition a constant and give the branches "
                     "their own Constant nodes"))
-    return out
+    return concats + out
 
 
 def check(site, ctx: Context) -> list:
     """The rows (kind, rule, reason, fix, notes) of one broadcasting node under pnnx -> ncnn."""
     op = site.op.name
     plan = site.plan
+    if ctx.folded(site):
+        return []  # pnnx's fold_constants computes it with onnxruntime: ncnn never sees it
     if op in NO_NCNN_LAYER:
         return [("unsupported", "ncnn",
                  f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
@@ -404,6 +572,15 @@ def check(site, ctx: Context) -> list:
                  "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
     if op == "PRelu":
         return _prelu(site, plan)
+    if op == "Expand" and len(site.inputs) > 1 and site.inputs[1] not in ctx.consts:
+        return [("unsupported", "ncnn", f"the shape {site.inputs[1]} is computed from the model's input values, not "
+                 "from constants or static shapes: pnnx 20261020 cannot fold it (its onnxruntime run fails: "
+                 "\"invalid expand shape\") and crashes (signal 11, no model written)",
+                 "give Expand a constant shape (or one computed by Shape ops from the inputs' shapes)", ())]
+    if op in _VARIADIC:
+        rows = _variadic(op, site.inputs)
+        if rows is not None:
+            return rows
     if op not in BINARY or len(plan.inputs) != 2:
         return []
     rows = _binary(plan, ctx.binary_batch(site), [n in ctx.inputs for n in site.inputs])
@@ -412,6 +589,31 @@ def check(site, ctx: Context) -> list:
     if op == "Pow":
         return _pow(site, ctx)
     return []
+
+
+_VARIADIC = frozenset({"Max", "Min", "Sum", "Mean"})
+
+
+def _variadic(op, names):
+    """What pnnx does with the variadic ops (pass_onnx.cpp), seen on onnx's backend node tests: None where a
+    two-input op's checks decide (Max/Min of 2, Sum of 2 or more: unrolled into Adds)."""
+    n = len(names)
+    if op == "Mean":
+        return [("unsupported", "ncnn", "pnnx maps no Mean (pass_onnx.cpp has no aten op for it): it writes a Mean "
+                 "layer, which ncnn does not have: loading the model fails",
+                 "write it as Sum then a Mul by 1/n (ops pnnx converts)", ())]
+    if op == "Sum" and n == 1:
+        return [("unsupported", "ncnn", "pnnx 20261020 crashes (signal 11, no model written) on a 1-input Sum",
+                 "remove the node: a 1-input Sum is its input", ())]
+    if op in ("Max", "Min") and n > 2:
+        return [("differs", "ncnn", f"pnnx maps {op} to aten::{op.lower()} (pass_onnx.cpp) with the first two "
+                 f"inputs only: ncnn's BinaryOp computes the {op.lower()} of {names[0]} and {names[1]} and ignores "
+                 f"{', '.join(names[2:])}", f"write it as a chain of 2-input {op} nodes", ())]
+    if op in ("Max", "Min") and n == 1:
+        return [("differs", "ncnn", f"pnnx maps a 1-input {op} to torch.{op.lower()}(x), which ncnn computes as a "
+                 "Reduction over every axis: one value where ONNX returns the input",
+                 "remove the node: a 1-input " + op + " is its input", ())]
+    return None
 
 
 def _prelu(site, plan) -> list:
@@ -445,6 +647,8 @@ def _pow(site, ctx: Context) -> list:
         return []  # expand_expression.cpp: "replace pow 2 with square"
     if ctx.positive(base):
         return []
+    if ctx.scalar(exponent) == 3.0 and ctx.gelu_tanh(site):
+        return []  # pnnx fuses the tanh-GELU around it into one GELU layer
     n = exact_power(ctx.scalar(exponent))
     return [("differs", "ncnn",
              "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "

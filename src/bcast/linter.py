@@ -54,6 +54,7 @@ Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviatio
 from __future__ import annotations
 
 import operator
+import os
 import shlex
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -409,7 +410,8 @@ class _PnnxNcnn(_Target):
         return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
                         tuple(self.shapes.get(n) if n else None for n in node.input),
                         node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
-                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx)]
+                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx,
+                                                                     getattr(self, "source", None))]
 
 
 _TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}  # onnx2ncnn: its own module (_target)
@@ -477,12 +479,15 @@ def lint_report(model, target: str = "onnx") -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
     if target not in TARGETS:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
-    proto = load(model)
+    locations = []
+    proto = load(model, locations=locations)
     shapes = Shapes(proto)
     report = Report(target, shapes.opset, 0, 0)
     walk = Walk(proto)
     walk.count(proto.graph)
     checker = _target(target)(shapes, proto.graph)
+    if isinstance(model, (str, os.PathLike)):  # the file's own name and its external data files
+        checker.source = (os.fspath(model), tuple(locations))
     _lint_graph(proto.graph, shapes, checker, (), walk, report, {})
     report.findings += checker.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
     return report

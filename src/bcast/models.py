@@ -73,8 +73,11 @@ MAX_ENTRIES = 10_000_000
 # --------------------------------------------------------------------------- loading
 
 
-def load(model, *, what: str = "model") -> "onnx.ModelProto":
+def load(model, *, what: str = "model", locations: list | None = None) -> "onnx.ModelProto":
     """The model in ``model`` (a path or a ``ModelProto``), checked whole, external data loaded.
+
+    ``locations``: a list that receives the external-data file names the initializers named (loading
+    forgets them; a converter that reads them its own way, pnnx, is checked against them).
 
     Raises :class:`~bcast.errors.InputError` with one line naming what is wrong.
     """
@@ -96,6 +99,8 @@ def load(model, *, what: str = "model") -> "onnx.ModelProto":
         raise InputError(f"{path}: not an ONNX model (the file is not a protobuf ModelProto)") from None
     external = _check_structure(proto, path, b"location" in data)  # no such bytes, no external data
     if external:
+        if locations is not None:
+            locations.extend(sorted({e.value for t in external for e in t.external_data if e.key == "location"}))
         _load_external(external, path)
     return proto
 

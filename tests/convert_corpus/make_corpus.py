@@ -500,6 +500,70 @@ def loop_refine(b):
     return g, {"x": shape}, [("y", T.FLOAT, shape)]
 
 
+def max3_branches(b):
+    """Max of three branches in one node (Keras' Maximum()([a, b, c]) through tf2onnx): a conv, its ReLU, a
+    (C,1,1) floor."""
+    g = _G(60)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Max", x, g.op("Relu", g.op("Neg", x)), g.weight(3, 1, 1))]
+
+
+def mean_heads(b):
+    """The mean of two heads in one Mean node (an ensemble), a (C,1,1) bias on one."""
+    g = _G(61)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    y = g.op("Add", g.op("Conv", "x", g.weight(3, 3, 1, 1)), g.weight(3, 1, 1))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Mean", x, y)]
+
+
+def listed_weights(b):
+    """A conv + (C,1,1) scale whose graph.input lists the initializers ahead of x (older exporters, onnx's
+    light model zoo): legal ONNX, initializers as overridable inputs."""
+    g = _G(62)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Mul", x, g.weight(3, 1, 1))]
+
+
+listed_weights.listed = True
+
+
+def _constant(g, value) -> str:
+    """A Constant node, the form torch's exporter (dynamo=False) gives a Python number."""
+    out = g.name("const_")
+    g.nodes.append(h.make_node("Constant", [], [out], name=out.rstrip("_") + "_n",
+                               value=nh.from_array(np.asarray(value, np.float32), out + "v")))
+    return out
+
+
+def gelu_tanh_export(b):
+    """GPT-2's gelu_new, 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x**3))), on a Linear's output, its numbers as
+    Constant nodes (torch's exporter): pnnx fuses it into one GELU layer, its x**3 never a POW."""
+    g = _G(63)
+    y = g.op("Add", g.op("MatMul", "x", g.weight(8, 8)), g.weight(8))
+    inner = g.op("Mul", g.op("Add", y, g.op("Mul", g.op("Pow", y, _constant(g, 3.0)), _constant(g, 0.044715))),
+                 _constant(g, float(np.sqrt(2 / np.pi))))
+    t = g.op("Add", g.op("Tanh", inner), _constant(g, 1.0))
+    return g, {"x": [b, 6, 8]}, [g.op("Mul", g.op("Mul", y, _constant(g, 0.5)), t)]
+
+
+def square_const_node(b):
+    """YOLO's ``(p * 2) ** 2`` with the exponent a Constant node, and ViT's ``q / head_dim ** 0.5`` whose Pow of
+    two Constant nodes pnnx folds."""
+    g = _G(64)
+    x = g.op("Conv", "x", g.weight(3, 3, 1, 1), g.weight(3))
+    sq = g.op("Pow", g.op("Mul", x, _constant(g, 2.0)), _constant(g, 2.0))
+    return g, {"x": [b, 3, 4, 4]}, [g.op("Div", sq, g.op("Pow", _constant(g, 8.0), _constant(g, 0.5)))]
+
+def cls_token_batch(b):
+    """A ViT's patch tokens with the class token ``cls.expand(B, -1, -1)`` prepended and a positional embedding
+    added, the expand folded to a (B,1,D) constant (torch 2.13's default exporter)."""
+    g = _G(65)
+    t = g.op("Transpose", g.op("Reshape", g.op("Conv", "x", g.weight(8, 3, 4, 4), g.weight(8), strides=[4, 4]),
+                                g.ints(b, 8, 4)), perm=[0, 2, 1])
+    cls = g.const(np.repeat(g.rng.standard_normal((1, 1, 8)).astype(np.float32), b, axis=0))
+    return g, {"x": [b, 3, 8, 8]}, [g.op("Add", g.op("Concat", cls, t, axis=1), g.weight(1, 5, 8))]
+
+
 PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_scale, hw_bias, hw_bias_plain,
             attention_mask, attention_qk, key_padding_mask, pos_embedding, pos_embedding_2d, rank5_scale,
             rank5_table, batch_stats, batch_stats_conv, seq_first, seq_first_linear, square, cube, where_leaky,
@@ -507,13 +571,20 @@ PATTERNS = [se_block, layernorm_hand, layernorm_conv, channel_scale, last_axis_s
             outer_product, scalar_affine, clamp_max_min, l2_normalize, gn_by_hand, channel_vec_2d, rank6,
             pow_tensor, conv_bias_4d, nhwc_prelu_square, seq_first_conv, token_scale_conv, se_linear,
             instance_norm_hand, nhwc_bias, divide_by_max, expand_mask, film, film_shared, batch_table,
-            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine]
+            rank5_conv_table, sqrt_pow, if_branch, if_constant, if_inlined, loop_refine, max3_branches, mean_heads,
+            listed_weights, gelu_tanh_export, square_const_node, cls_token_batch]
 BATCHES = (1, 2)
 
 
 def build(pattern, batch: int) -> onnx.ModelProto:
     g, inputs, outputs = pattern(batch)
-    return _model(g, inputs, outputs)
+    m = _model(g, inputs, outputs)
+    if getattr(pattern, "listed", False):  # the initializers listed in graph.input, ahead of the model's inputs
+        own = list(m.graph.input)
+        del m.graph.input[:]
+        m.graph.input.extend(h.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in m.graph.initializer)
+        m.graph.input.extend(own)
+    return m
 
 
 def names() -> list:
