@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _blocked, _kernels, _recycle
+from . import _blocked, _budget, _kernels, _recycle
 from ._blocked import split
 from ._format import brief
 from .errors import InputError
@@ -203,7 +203,11 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
     n = threads() if n is None else n
     plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
-    run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+    token = _budget.blocks_begin(out.shape)  # the kernel's intermediates are checked for the whole op
+    try:
+        run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+    finally:
+        _budget.blocks_end(token)
     return out
 
 
