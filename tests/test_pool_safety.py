@@ -339,3 +339,46 @@ def test_recycled_buffer_is_lent_while_any_array_uses_it(monkeypatch):
     r = _recycle.empty((64, 8), np.float64)
     assert r.flags.writeable and r.flags.c_contiguous and r.flags.aligned
     _recycle.release()
+
+
+def test_ctrl_c_right_after_a_task_was_queued_waits_for_that_worker_too(monkeypatch):
+    # Ctrl-C can arrive after the pool queued a worker and before the call has its future (1 of
+    # 50 interrupt_main runs): the call raised while that worker still wrote into out=
+    started, lock, running = threading.Event(), threading.Lock(), [0]
+
+    @parallel.elementwise
+    def slow(x, y, out=None):
+        with lock:
+            running[0] += 1
+        started.set()
+        time.sleep(0.05)
+        np.add(x, y, out=out)
+        with lock:
+            running[0] -= 1
+
+    class Interrupted:  # the pool's submit, and Ctrl-C once the worker it queued is running a task
+        def __init__(self, real):
+            self.real = real
+
+        def submit(self, *args):
+            self.real.submit(*args)
+            assert started.wait(10)
+            raise KeyboardInterrupt
+
+        def shutdown(self, wait=True):
+            self.real.shutdown(wait)
+
+    pool = parallel._Pool(1)
+    pool.executor = Interrupted(pool.executor)
+    monkeypatch.setattr(parallel, "_acquire", lambda n: pool)
+    a = np.ones((16, 1000))
+    out = np.zeros_like(a)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            parallel.run_chunked(slow, [a, a], out, 2)
+        assert running[0] == 0  # no worker of the call is still running
+        snapshot = out.copy()
+        time.sleep(0.2)
+        assert np.array_equal(out, snapshot)
+    finally:
+        pool.executor.shutdown(wait=True)

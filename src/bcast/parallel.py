@@ -226,8 +226,20 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     they have stopped: nothing of this call runs after it returns or raises.  When the pool
     cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
     stop = []  # not empty: take no more tasks
+    running = [0]  # this call's workers running now (counted before they look at stop)
+    ended = threading.Condition()
 
     def worker():
+        with ended:
+            running[0] += 1
+        try:
+            _work()
+        finally:
+            with ended:
+                running[0] -= 1
+                ended.notify_all()
+
+    def _work():
         _local.depth = getattr(_local, "depth", 0) + 1
         scratch = _take_scratch()
         try:
@@ -262,12 +274,27 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
         mine = e
     try:
         first = _wait(futures)  # nothing of this call may write after the caller sees its end
+        if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
+            _wait_ended(ended, running)  # the call has no future of runs, or sees stop and runs nothing
     finally:
         _release(pool)
     if mine is not None:
         raise mine
     if first is not None:
         raise first
+
+
+def _wait_ended(ended: threading.Condition, running: list) -> None:
+    """Until no worker of the call runs (a worker counts itself in before it looks at ``stop``);
+    a KeyboardInterrupt meanwhile waits too (the caller raises its own)."""
+    while True:
+        try:
+            with ended:
+                while running[0]:
+                    ended.wait()
+            return
+        except BaseException:  # noqa: BLE001 - Ctrl-C again: keep waiting
+            pass
 
 
 def _wait(futures: list) -> BaseException | None:
