@@ -152,6 +152,15 @@ def _acquire(n: int) -> _Pool:
         return _pool
 
 
+def _retire(pool: _Pool) -> None:
+    """Later calls get a new pool; ``pool`` is shut down by its last user."""
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+        pool.retired = True
+
+
 def _release(pool: _Pool) -> None:
     with _pool_lock:
         pool.users -= 1
@@ -268,6 +277,9 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
                 futures.append(pool.executor.submit(contextvars.copy_context().run, worker))
         except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
             pass
+        except BaseException:  # Ctrl-C inside submit, maybe in Thread.start(): CPython's executor registers a
+            _retire(pool)  # thread after starting it, and at exit nothing would wake one it never registered
+            raise  # (the interpreter joins it for ever); a pool shut down wakes every thread of its queue
         worker()  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
     except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
         stop.append(True)
