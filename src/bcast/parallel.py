@@ -235,20 +235,20 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     they have stopped: nothing of this call runs after it returns or raises.  When the pool
     cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
     stop = []  # not empty: take no more tasks
-    running = [0]  # this call's workers running now (counted before they look at stop)
-    ended = threading.Condition()
+    running = [0]  # this call's pool workers running now (counted before they look at stop; not the
+    ended = threading.Condition()  # calling thread's: Ctrl-C could land between its count and its try)
 
-    def worker():
+    def pooled():
         with ended:
             running[0] += 1
         try:
-            _work()
+            worker()
         finally:
             with ended:
                 running[0] -= 1
                 ended.notify_all()
 
-    def _work():
+    def worker():
         _local.depth = getattr(_local, "depth", 0) + 1
         scratch = _take_scratch()
         try:
@@ -274,7 +274,7 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     try:
         try:
             for _ in range(n - 1):
-                futures.append(pool.executor.submit(contextvars.copy_context().run, worker))
+                futures.append(pool.executor.submit(contextvars.copy_context().run, pooled))
         except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
             pass
         except BaseException:  # Ctrl-C inside submit, maybe in Thread.start(): CPython's executor registers a
