@@ -660,8 +660,8 @@ def test_memory_budget_refused_before_allocating(case, budget, shape):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    if status == "error":
-        assert peak < budget, (case, shape, peak)
+    if status == "error":  # at most an output that fits (an intermediate refused), and small objects
+        assert peak < budget + (64 << 10), (case, shape, peak)
     else:
         assert peak < 4 * budget + (8 << 20), (case, shape, peak)  # + ncnn's blocks of float64 scratch
     if np.prod(shape, dtype=object) >= 2**30:
