@@ -304,3 +304,66 @@ def test_threads_never_reserve_more_than_the_budget(budget, sizes, ops):
     assert not errors, errors
     assert all(r <= budget for r in seen), (seen, budget)
     assert memory_reserved() == 0
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("case", [
+    # (op, input dtype, shape): an output under the budget, an intermediate of 4-8x it
+    (lambda x: bcast.onnx.run("Pow", x, np.ones(1, np.int8)), "float16", (285, 1821)),
+    (lambda x: bcast.onnx.run("Pow", x, np.ones(1, np.int8)), "int32", (300, 800)),
+    (lambda x: bcast.openvino.run("Power", x, np.ones(1, np.int8)), "int8", (500, 2000)),
+])
+def test_an_intermediate_of_a_blocked_op_counts_for_the_whole_op(case, threads):
+    # found by the fuzz campaign (seed 2026112422): an op run in blocks checked each block's
+    # intermediate on its own, so blocks under 1 MiB were never counted and the op was refused
+    # mid-way (4 MiB allocated under a 1 MiB budget), or not, by how the output happened to be cut
+    run, dtype, shape = case
+    x = np.broadcast_to(np.ones((), dtype), shape)
+    previous = bcast.parallel.set_threads(threads)
+    run(x[:2, :2])  # imports, the pool: not the op's
+    tracemalloc.start()
+    try:
+        with memory_budget_set(MiB + 1):
+            with pytest.raises(MemoryBudgetError, match="intermediate"):
+                run(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        bcast.parallel.set_threads(previous)
+    assert peak < x.size * x.itemsize + 256 * 1024  # the output, a scratch tile: no intermediate of a block
+    with memory_budget_set(16 * MiB):  # room for the output and the whole intermediate: it runs
+        assert run(x)[0, 0] == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_child_does_not_inherit_the_reservations_of_other_threads():
+    # a call in progress in another thread when the process forks never ends in the child (the thread
+    # is not there): its 3 MiB stayed reserved in the child for good, and the child's first 3 MiB op
+    # under a 4 MiB budget was refused ("3.0 MiB of it held by calls in progress")
+    held = _Held()
+    t, box = _in_thread(lambda: bcast.apply(held, np.ones(3 * N // 2), np.ones(3 * N // 2)))
+    assert held.inside.wait(30)
+    try:
+        assert memory_reserved() == 3 * MiB
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                with memory_budget_set(4 * MiB):
+                    answer = f"{memory_reserved()} {bcast.apply(np.add, np.ones(3 * N // 2), 1.0)[0]} "
+                    answer += str(memory_reserved())
+            except BaseException as e:  # noqa: BLE001 - reported to the parent
+                answer = repr(e)[:200]
+            os.write(write, answer.encode())
+            os._exit(0)
+        os.close(write)
+        try:
+            answer = os.read(read, 400).decode()
+        finally:
+            os.close(read)
+            os.waitpid(pid, 0)
+    finally:
+        held.go.set()
+        t.join(30)
+    assert answer == "0 2.0 0", answer
+    assert "error" not in box and memory_reserved() == 0

@@ -650,6 +650,8 @@ BUDGET_CASES = {
 def test_memory_budget_refused_before_allocating(case, budget, shape):
     """Past the budget: MemoryBudgetError, and nothing near the output's size was ever allocated;
     within it: the op runs, its peak a few budgets at most (output, intermediates, fixed-size scratch)."""
+    with bcast.memory_budget_set(budget):  # once untraced: importing numba, loading a compiled loop
+        outcome(lambda: BUDGET_CASES[case](shape))  # (~32 MB of Python objects, once) are not the op's
     tracemalloc.start()
     try:
         with bcast.memory_budget_set(budget):
@@ -658,8 +660,8 @@ def test_memory_budget_refused_before_allocating(case, budget, shape):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    if status == "error":
-        assert peak < budget, (case, shape, peak)
+    if status == "error":  # at most an output that fits (an intermediate refused), and small objects
+        assert peak < budget + (64 << 10), (case, shape, peak)
     else:
         assert peak < 4 * budget + (8 << 20), (case, shape, peak)  # + ncnn's blocks of float64 scratch
     if np.prod(shape, dtype=object) >= 2**30:

@@ -17,7 +17,10 @@ has reserved, and the reservation is released when the call returns or fails
 (:func:`reserving`).  Two threads that each need 1.9 GiB under a 2 GiB budget:
 the second is refused while the first runs.  An output that a call has
 returned is the caller's: it is no longer counted (the default budget, a
-fraction of what is available, sees it as memory in use).
+fraction of what is available, sees it as memory in use).  A kernel run on blocks
+of its output, in threads, has each intermediate checked once, for the whole output.
+A child of ``os.fork()`` starts with nothing reserved (the parent's other threads,
+and their calls, are not there).
 """
 
 from __future__ import annotations
@@ -53,9 +56,24 @@ _NO_LIMIT = 2**60
 _UNSET, _DEFAULT = object(), object()
 _budget: int | None = None  # set_memory_budget: the process's setting; None = the environment / available memory
 _override: ContextVar = ContextVar("bcast_memory_budget", default=_UNSET)  # memory_budget_set: this context's
-_held: ContextVar = ContextVar("bcast_memory_held", default=None)  # the running call's reservations (a list)
+# the running call's reservations: a list [the fork generation it started in, bytes, bytes...]
+_held: ContextVar = ContextVar("bcast_memory_held", default=None)
+_blocks: ContextVar = ContextVar("bcast_memory_blocks", default=None)  # _Blocks: the call runs its kernel on blocks
 _lock = threading.Lock()
 _reserved = 0  # bytes reserved by the calls in progress, in every thread
+_generation = 0  # os.fork() calls this process is a child of: a call's reservations count in its own generation
+
+
+def _after_fork() -> None:
+    """The child of os.fork(): of the parent's calls in progress, at most the forking thread's go
+    on here (the other threads are not there, and their calls never end to release what they
+    reserved): nothing reserved before the fork is counted, nor released, in the child."""
+    global _lock, _reserved, _generation
+    _lock, _reserved, _generation = threading.Lock(), 0, _generation + 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 class MemoryBudgetError(InputError, MemoryError):
@@ -304,6 +322,10 @@ def check_memory(shape: tuple, dtype: Any, *, what: str = "output") -> int:
     Inside a call (:func:`reserving`) the bytes stay reserved until the call ends.  Nothing
     is allocated here."""
     nbytes = math.prod(shape) * _dtype(dtype).itemsize
+    blocks = _blocks.get()
+    if blocks is not None:  # a kernel's intermediate for one block of an op: checked for the whole op
+        blocks.check(dtype, what)
+        return nbytes
     if nbytes > SMALL:  # small outputs never need to ask the system
         global _reserved
         budget = memory_budget()
@@ -312,10 +334,50 @@ def check_memory(shape: tuple, dtype: Any, *, what: str = "output") -> int:
             reserved = _reserved
             if nbytes > budget - reserved:
                 raise MemoryBudgetError(what, tuple(shape), np.dtype(dtype), nbytes, budget, reserved)
-            if held is not None:
+            if held is not None and held[0] == _generation:  # (a call begun before a fork: not counted)
                 _reserved = reserved + nbytes
                 held.append(nbytes)
     return nbytes
+
+
+class _Blocks:
+    """A call whose kernel runs on blocks of its output (:mod:`bcast.parallel`), in any number of
+    threads.  A kernel's intermediate is one per element of its block; checked block by block, an
+    op would be refused or not by how its output happened to be cut (blocks under :data:`SMALL`
+    are never counted), and refused half-way, its earlier blocks' intermediates allocated.  So the
+    first check of each (what, dtype) is made, and reserved, for the whole output, once per call:
+    the answer one unblocked call gives, before any block has allocated one."""
+
+    __slots__ = ("shape", "answers", "lock")
+
+    def __init__(self, shape: tuple) -> None:
+        self.shape, self.answers, self.lock = tuple(shape), {}, threading.Lock()
+
+    def check(self, dtype: Any, what: str) -> None:
+        key = (what, _dtype(dtype))
+        with self.lock:
+            if key not in self.answers:
+                token = _blocks.set(None)
+                try:
+                    check_memory(self.shape, dtype, what=what)
+                    self.answers[key] = None
+                except MemoryBudgetError as e:
+                    self.answers[key] = e.__reduce__()[1]
+                finally:
+                    _blocks.reset(token)
+            refused = self.answers[key]
+        if refused is not None:
+            raise MemoryBudgetError(*refused)
+
+
+def blocks_begin(shape: tuple):
+    """From here on (until :func:`blocks_end` with the token returned), this context's
+    :func:`check_memory` calls are a blocked kernel's, for an output of ``shape`` (:class:`_Blocks`)."""
+    return _blocks.set(_Blocks(shape))
+
+
+def blocks_end(token) -> None:
+    _blocks.reset(token)
 
 
 def _release(nbytes: int) -> None:
@@ -329,14 +391,16 @@ def reserving(func):
 
     @wraps(func)
     def call(*args, **kwargs):
-        held = []
+        held = [_generation]
         token = _held.set(held)
+        outer = _blocks.set(None)  # a call from inside a blocked kernel's task checks its own allocations
         try:
             return func(*args, **kwargs)
         finally:
+            _blocks.reset(outer)
             _held.reset(token)
-            if held:
-                _release(sum(held))
+            if len(held) > 1 and held[0] == _generation:
+                _release(sum(held) - held[0])
 
     return call
 

@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _blocked, _env, _kernels, _recycle
+from . import _blocked, _budget, _env, _kernels, _recycle
 from ._blocked import split
 from ._format import brief
 from .errors import InputError
@@ -156,6 +156,15 @@ def _acquire(n: int) -> _Pool:
         return _pool
 
 
+def _retire(pool: _Pool) -> None:
+    """Later calls get a new pool; ``pool`` is shut down by its last user."""
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+        pool.retired = True
+
+
 def _release(pool: _Pool) -> None:
     with _pool_lock:
         pool.users -= 1
@@ -207,7 +216,11 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
     n = threads() if n is None else n
     plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
-    run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+    token = _budget.blocks_begin(out.shape)  # the kernel's intermediates are checked for the whole op
+    try:
+        run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+    finally:
+        _budget.blocks_end(token)
     return out
 
 
@@ -226,6 +239,18 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     they have stopped: nothing of this call runs after it returns or raises.  When the pool
     cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
     stop = []  # not empty: take no more tasks
+    running = [0]  # this call's pool workers running now (counted before they look at stop; not the
+    ended = threading.Condition()  # calling thread's: Ctrl-C could land between its count and its try)
+
+    def pooled():
+        with ended:
+            running[0] += 1
+        try:
+            worker()
+        finally:
+            with ended:
+                running[0] -= 1
+                ended.notify_all()
 
     def worker():
         _local.depth = getattr(_local, "depth", 0) + 1
@@ -253,21 +278,39 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     try:
         try:
             for _ in range(n - 1):
-                futures.append(pool.executor.submit(contextvars.copy_context().run, worker))
+                futures.append(pool.executor.submit(contextvars.copy_context().run, pooled))
         except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
             pass
+        except BaseException:  # Ctrl-C inside submit, maybe in Thread.start(): CPython's executor registers a
+            _retire(pool)  # thread after starting it, and at exit nothing would wake one it never registered
+            raise  # (the interpreter joins it for ever); a pool shut down wakes every thread of its queue
         worker()  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
     except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
         stop.append(True)
         mine = e
     try:
         first = _wait(futures)  # nothing of this call may write after the caller sees its end
+        if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
+            _wait_ended(ended, running)  # the call has no future of runs, or sees stop and runs nothing
     finally:
         _release(pool)
     if mine is not None:
         raise mine
     if first is not None:
         raise first
+
+
+def _wait_ended(ended: threading.Condition, running: list) -> None:
+    """Until no worker of the call runs (a worker counts itself in before it looks at ``stop``);
+    a KeyboardInterrupt meanwhile waits too (the caller raises its own)."""
+    while True:
+        try:
+            with ended:
+                while running[0]:
+                    ended.wait()
+            return
+        except BaseException:  # noqa: BLE001 - Ctrl-C again: keep waiting
+            pass
 
 
 def _wait(futures: list) -> BaseException | None:
