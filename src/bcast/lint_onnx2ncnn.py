@@ -41,7 +41,7 @@ from collections import ChainMap
 
 from ._format import format_shape
 from .errors import BroadcastError
-from .linter import _Target, _blob_text
+from .linter import _Target
 from .ncnn import FROM_ONNX as BINARYOPS
 from .rules import infer
 
@@ -52,6 +52,10 @@ _HANDLED = frozenset({*BINARYOPS, "Sum", "PRelu", "Gemm", "Expand"})
 #: The ops fuse_expand_broadcast folds an Expand into.
 _EXPAND_USERS = frozenset({"Add", "Sub", "Mul", "Div", "Min", "Max"})
 
+
+
+def _blob_text(names, blobs) -> str:
+    return " and ".join(f"{n} {format_shape(b)}" for n, b in zip(names, blobs))
 
 class _Unconvertible(Exception):
     pass

@@ -358,13 +358,11 @@ class _OpenVINO(_Target):
         return []
 
 
-def _moved(spec: Plan, other: Plan, drop=None) -> list:
-    """The inputs that ``other`` aligns differently from ``spec``: ``(i, spec's, other's)`` aligned shapes.
-    ``drop``: an output axis of ``spec`` that ``other`` does not have (ncnn's batch axis)."""
+def _moved(spec: Plan, other: Plan) -> list:
+    """The inputs that ``other`` aligns differently from ``spec``: ``(i, spec's, other's)`` aligned shapes."""
     out = []
     for i in range(len(spec.inputs)):
-        a = tuple(d for ax, d in enumerate(spec.aligned_shape(i)) if ax != drop)
-        b = other.aligned_shape(i)
+        a, b = spec.aligned_shape(i), other.aligned_shape(i)
         if a != b:
             out.append((i, a, b))
     return out
@@ -384,10 +382,6 @@ def _align_fix(plan: Plan, target: str) -> str:
 
 
 # ------------------------------------------------------------------------- ncnn
-
-
-def _blob_text(names, blobs) -> str:
-    return " and ".join(f"{n} {format_shape(b)}" for n, b in zip(names, blobs))
 
 
 class _PnnxNcnn(_Target):
