@@ -299,8 +299,7 @@ def _where(views, out):
     loops and no temporary (a copy where ``out`` overlaps an input or the type is other)."""
     cond, x, y = views
     u = _UINT_OF_SIZE.get(out.dtype.itemsize) if out.dtype.kind in "biufcmM" else None
-    if u is None or x.dtype != out.dtype or y.dtype != out.dtype or np.may_share_memory(out, x) \
-            or np.may_share_memory(out, y):
+    if u is None or x.dtype != out.dtype or y.dtype != out.dtype or overlaps(out, (x, y)):
         np.copyto(out, y)
         np.copyto(out, x, where=cond)
         return

@@ -125,7 +125,7 @@ def _ufunc(ufunc) -> Callable:
 def _buffer(out, views, dtype):
     """Where a multi-step kernel writes: ``out``, unless it is None or overlaps an input
     (then a fresh array, copied into ``out`` at the end by :func:`_deliver`)."""
-    if out is not None and not any(np.may_share_memory(out, v) for v in views):
+    if out is not None and not execute.overlaps(out, views):
         return out
     return execute.output(views[0].shape, dtype)
 
