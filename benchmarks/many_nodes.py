@@ -1,4 +1,4 @@
-"""The cost of linting a model of many nodes, for bcast.models.MAX_NODES: time and peak memory of
+"""The cost of linting a model of many nodes, for bcast.models.onnx_model.MAX_NODES: time and peak memory of
 ``bcast lint`` (a subprocess each) on a chain of N Add nodes (every one a broadcasting node) or Relu nodes.
 
     PYTHONPATH=src python benchmarks/many_nodes.py 100000 1000000

@@ -1,4 +1,4 @@
-"""The cost of linting models that are big in their repeated fields, for bcast.models.MAX_ENTRIES:
+"""The cost of linting models that are big in their repeated fields, for bcast.models.onnx_model.MAX_ENTRIES:
 time and peak memory of ``bcast lint`` (a fresh process each) on files of N tiny initializers, N
 value_info entries of 60 dims, one node of N attributes, one input of N dims, N opset imports, N
 metadata entries, one Sum of N inputs.  The files are written as protobuf bytes directly (seconds for
@@ -80,7 +80,7 @@ KINDS = ("initializers", "value_info", "attributes", "dims", "opset_imports", "m
 
 _CHILD = """
 import resource, sys, time
-from bcast import models
+from bcast.models import onnx_model as models
 if sys.argv[2] != "-":
     models.MAX_ENTRIES = int(sys.argv[2])
 from bcast.cli import main

@@ -105,7 +105,7 @@ def fuzz(target: str, *, examples: int = 100, **overrides):
 
 def documented_errors() -> tuple:
     import bcast
-    from bcast.translation import TranslationError
+    from bcast.translation.search import TranslationError
 
     return (bcast.BroadcastError, bcast.InputError, TranslationError)
 

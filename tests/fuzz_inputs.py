@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from bcast.dims import Interval, Sym
+from bcast.core.dims import Interval, Sym
 
 HUGE = (2**31, 2**32, 2**62, 2**63 - 1, 2**63, 2**64, 10**30)
 

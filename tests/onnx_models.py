@@ -49,7 +49,7 @@ def randomized(path: str, seed: int = 0):
     """A light model with every weight random (ConstantOfShape -> a random initializer, initializers
     redrawn) and every broadcasting node's output exposed as a graph output; returns the model and
     the feeds for its real inputs (batch 1)."""
-    import bcast.onnx as bonnx
+    import bcast.frameworks.onnx.ops as bonnx
 
     rng = np.random.default_rng(seed)
 

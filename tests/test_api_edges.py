@@ -57,8 +57,7 @@ def test_no_shape_is_rank_0_as_in_numpy():
 
 
 LAZY = ("apply", "broadcast_arrays", "translate", "TranslationError", "lint", "rewrite", "MemoryBudgetError",
-        "memory_budget", "set_memory_budget", "threads", "set_threads", "onnx", "openvino", "ncnn", "oracles",
-        "execute", "translation", "parallel")
+        "memory_budget", "set_memory_budget", "threads", "set_threads", "onnx", "openvino", "ncnn", "translation")
 
 
 def test_dir_lists_the_lazily_loaded_names_without_loading_them():

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import bcast
-from bcast import _budget, execute
-from bcast.execute import MemoryBudgetError, memory_budget, memory_budget_set, memory_reserved
+from bcast.run import _budget, execute
+from bcast.run.execute import MemoryBudgetError, memory_budget, memory_budget_set, memory_reserved
 
 MiB = 2**20
 N = 2 * MiB // 8  # float64 elements of a 2 MiB output
@@ -63,9 +63,9 @@ def test_two_threads_share_one_budget(op):
     f32 = np.ones(2 * N, np.float32), np.ones(2 * N, np.float32)  # 2 MiB float32 outputs
     held = _Held()
     second = {"apply": lambda: bcast.apply(np.add, a, b),
-              "onnx": lambda: bcast.onnx.run("Where", np.ones(N, bool), a, b),
-              "openvino": lambda: bcast.openvino.run("Select", np.ones(N, bool), a, b),
-              "ncnn": lambda: bcast.ncnn.run("ADD", *f32)}[op]
+              "onnx": lambda: bcast.frameworks.onnx.ops.run("Where", np.ones(N, bool), a, b),
+              "openvino": lambda: bcast.frameworks.openvino.ops.run("Select", np.ones(N, bool), a, b),
+              "ncnn": lambda: bcast.frameworks.ncnn.ops.run("ADD", *f32)}[op]
     budget = 3 * MiB
     first = (lambda: bcast.apply(held, *f32)) if op == "ncnn" else (lambda: bcast.apply(held, a, b))
     previous = bcast.set_memory_budget(budget)  # the process's budget: both threads see it
@@ -126,9 +126,9 @@ def test_one_calls_intermediates_count_with_its_output():
     a, b = np.ones((512, 1), np.int64), np.ones((1, 512), np.int64)
     with memory_budget_set(3 * MiB):
         with pytest.raises(MemoryBudgetError, match="intermediate.*held by calls in progress"):
-            bcast.onnx.run("Gemm", a, b, alpha=2.0)
+            bcast.frameworks.onnx.ops.run("Gemm", a, b, alpha=2.0)
     with memory_budget_set(5 * MiB):
-        assert bcast.onnx.run("Gemm", a, b, alpha=2.0)[0, 0] == 2
+        assert bcast.frameworks.onnx.ops.run("Gemm", a, b, alpha=2.0)[0, 0] == 2
 
 
 def test_memory_budget_set_is_local_to_a_thread():
@@ -204,7 +204,7 @@ def test_cgroup_v2_limit(tmp_path, monkeypatch):
     assert execute.available_memory() == 400 * MiB + 100
     assert memory_budget() == (400 * MiB + 100) // 2
     with pytest.raises(MemoryBudgetError, match="over the memory budget of 200.0 MiB"):
-        bcast.onnx.run("Expand", np.float32(1), np.array([300 * MiB // 4]))
+        bcast.frameworks.onnx.ops.run("Expand", np.float32(1), np.array([300 * MiB // 4]))
 
 
 def test_cgroup_v2_in_a_namespace_and_unlimited(tmp_path, monkeypatch):
@@ -246,7 +246,7 @@ def test_error_pickles_with_what_was_reserved():
 
     e = MemoryBudgetError("output", (3,), np.float64, 24, 10, reserved=5)
     back = pickle.loads(pickle.dumps(e))
-    assert (back.reserved, back.budget, str(back)) == (5, 10, str(e)) and type(back).__module__ == "bcast.execute"
+    assert (back.reserved, back.budget, str(back)) == (5, 10, str(e)) and type(back).__module__ == "bcast.run.execute"
     assert os.path.basename(_budget.__file__) == "_budget.py"
 
 
@@ -279,10 +279,10 @@ def test_threads_never_reserve_more_than_the_budget(budget, sizes, ops):
         try:
             if op == "onnx":
                 seen.append(memory_reserved())
-                bcast.onnx.run("Add", a, a, out=None, opset=14)
+                bcast.frameworks.onnx.ops.run("Add", a, a, out=None, opset=14)
             elif op == "openvino":
-                bcast.openvino.run("Maximum", a, a, auto_broadcast="numpy", axis=-1, out=np.empty_like(a)) \
-                    if n % 2 else bcast.openvino.run("Select", a > 0, a, a)
+                bcast.frameworks.openvino.ops.run("Maximum", a, a, auto_broadcast="numpy", axis=-1, out=np.empty_like(a)) \
+                    if n % 2 else bcast.frameworks.openvino.ops.run("Select", a > 0, a, a)
             else:
                 bcast.apply(functools.partial(held, op == "fail"), a, a)
         except MemoryBudgetError as e:
@@ -309,9 +309,9 @@ def test_threads_never_reserve_more_than_the_budget(budget, sizes, ops):
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("case", [
     # (op, input dtype, shape): an output under the budget, an intermediate of 4-8x it
-    (lambda x: bcast.onnx.run("Pow", x, np.ones(1, np.int8)), "float16", (285, 1821)),
-    (lambda x: bcast.onnx.run("Pow", x, np.ones(1, np.int8)), "int32", (300, 800)),
-    (lambda x: bcast.openvino.run("Power", x, np.ones(1, np.int8)), "int8", (500, 2000)),
+    (lambda x: bcast.frameworks.onnx.ops.run("Pow", x, np.ones(1, np.int8)), "float16", (285, 1821)),
+    (lambda x: bcast.frameworks.onnx.ops.run("Pow", x, np.ones(1, np.int8)), "int32", (300, 800)),
+    (lambda x: bcast.frameworks.openvino.ops.run("Power", x, np.ones(1, np.int8)), "int8", (500, 2000)),
 ])
 def test_an_intermediate_of_a_blocked_op_counts_for_the_whole_op(case, threads):
     # found by the fuzz campaign (seed 2026112422): an op run in blocks checked each block's
@@ -319,7 +319,7 @@ def test_an_intermediate_of_a_blocked_op_counts_for_the_whole_op(case, threads):
     # mid-way (4 MiB allocated under a 1 MiB budget), or not, by how the output happened to be cut
     run, dtype, shape = case
     x = np.broadcast_to(np.ones((), dtype), shape)
-    previous = bcast.parallel.set_threads(threads)
+    previous = bcast.run.parallel.set_threads(threads)
     run(x[:2, :2])  # imports, the pool: not the op's
     tracemalloc.start()
     try:
@@ -329,7 +329,7 @@ def test_an_intermediate_of_a_blocked_op_counts_for_the_whole_op(case, threads):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        bcast.parallel.set_threads(previous)
+        bcast.run.parallel.set_threads(previous)
     assert peak < x.size * x.itemsize + 256 * 1024  # the output, a scratch tile: no intermediate of a block
     with memory_budget_set(16 * MiB):  # room for the output and the whole intermediate: it runs
         assert run(x)[0, 0] == 1

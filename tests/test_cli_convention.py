@@ -12,7 +12,7 @@ import pathlib
 
 import pytest
 
-from bcast import conformance
+from bcast.conformance import matrix as conformance
 from bcast.cli import build_parser, main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

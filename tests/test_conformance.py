@@ -16,9 +16,9 @@ from html.parser import HTMLParser
 import pytest
 
 import bcast
-from bcast import conformance
+from bcast.conformance import matrix as conformance
 from bcast.cli import main
-from bcast.conformance_html import VERDICT_COLORS, render_html, write_html
+from bcast.conformance.html import VERDICT_COLORS, render_html, write_html
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def test_every_check_agrees_or_is_explained(report):
     assert report["ok"] and s["unexplained"] == 0, [d for d in report["disagreements"] if not d["explained"]]
     assert s["checks"] == s["agree"] + s["explained"] + s["unexplained"] + s["not_applicable"]
     assert s["agree"] > 800 and s["explained"] > 20  # the registry's deviations do show up
-    assert s["cases"] == len(report["cases"]) == sum(1 for r in bcast.seeds.rows()) + 24 * len(bcast.RULES)
+    assert s["cases"] == len(report["cases"]) == sum(1 for r in bcast.testing.seeds.rows()) + 24 * len(bcast.RULES)
 
 
 def test_columns_come_from_the_op_tables(report):
@@ -164,7 +164,7 @@ def test_cli_cases_zero_runs_the_seed_examples_only(capsys):
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--runtimes", "reference", "--cases", "0", "--json"], out) == 0
     d = json.loads(out.getvalue())
-    assert d["summary"]["cases"] == sum(1 for r in bcast.seeds.rows() if r[1] == "numpy") > 0
+    assert d["summary"]["cases"] == sum(1 for r in bcast.testing.seeds.rows() if r[1] == "numpy") > 0
     assert {c["source"] for c in d["cases"]} != {"random"} and all(c["source"] != "random" for c in d["cases"])
 
 

@@ -1,6 +1,6 @@
 """The deviation registry (src/bcast/deviations.py) against its proofs (src/bcast/proofs/).
 
-Every record has a proof in :mod:`bcast.proofs`, registered under its id with
+Every record has a proof in :mod:`bcast.conformance.drift`, registered under its id with
 the shape cases it runs.  ``test_proof_holds`` runs each on the installed
 runtime (the locked versions, in the suite) and requires the verdict
 ``present``: the day a runtime is fixed, it fails with the proof's verdict
@@ -10,7 +10,7 @@ child process inside the proofs.
 
 ``test_registry_names_these_proofs_and_checks_fire`` ties the two together:
 every record has a proof, and every record's ``check`` fires (through
-:func:`bcast.deviations.applicable`) on the very cases its proof runs -- a
+:func:`bcast.frameworks.deviations.applicable`) on the very cases its proof runs -- a
 record about some ops (``only_ops``) with the op named, and only then.  A
 record of values (no ``check``, e.g. ncnn-fast-math) has no shape case; its
 proof runs the values.
@@ -27,9 +27,9 @@ import re
 import numpy as np
 import pytest
 
-import bcast.proofs as proofs
+import bcast.conformance.drift as proofs
 from bcast.cli import main
-from bcast.deviations import DEVIATIONS, applicable, installed_version
+from bcast.frameworks.deviations import DEVIATIONS, applicable, installed_version
 
 DEV = {d.id: d for d in DEVIATIONS}
 
@@ -88,10 +88,10 @@ def test_registry_names_these_proofs_and_checks_fire():
                 problems.append(f"{d.id}: fires for {shapes} {attrs} with no op named")
     # every public function of the proof modules is a registered proof
     for m in proofs.MODULES:
-        module = importlib.import_module(f"bcast.proofs.{m}")
+        module = importlib.import_module(m)
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if fn.__module__ == module.__name__ and not name.startswith("_") and fn not in registered.values():
-                problems.append(f"bcast.proofs.{m}.{name} proves no record")
+                problems.append(f"{m}.{name} proves no record")
     assert not problems, "\n".join(problems)
 
 
@@ -108,7 +108,7 @@ def test_records_say_on_which_versions_they_were_proven():
         assert d.package in ("onnx", "onnxruntime", "openvino", "ncnn"), d.package
         j = d.to_dict()
         assert j["version"] == d.version and j["proven_on"] == list(d.proven_on) and j["fixed_in"] == d.fixed_in
-        assert j["proof"].startswith("bcast.proofs.")
+        assert j["proof"].startswith("bcast.frameworks.")
         assert j["test"] == f"tests/test_deviations.py::test_proof_holds[{d.id}]"
 
 
@@ -123,7 +123,7 @@ def _where_record():
 def test_verdict_gone_when_the_runtime_follows_the_spec(monkeypatch):
     """A runtime that now does what the spec says: gone, "fixed in" the installed version."""
     dev = _where_record()
-    from bcast.oracles import onnxruntime as oracle
+    from bcast.frameworks.onnx import onnxruntime as oracle
 
     monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: [np.where(*inputs)])
     v = proofs.prove(dev)
@@ -134,8 +134,8 @@ def test_verdict_gone_as_recorded(monkeypatch):
     """A record with fixed_in: gone on that version or a later one is what it says, and a pass."""
     import dataclasses
 
-    from bcast.oracles import onnxruntime as oracle
-    from bcast.proofs import _support
+    from bcast.frameworks.onnx import onnxruntime as oracle
+    from bcast.frameworks import _proof as _support
 
     dev = _where_record()
     here = installed_version("onnxruntime")
@@ -151,7 +151,7 @@ def test_verdict_gone_as_recorded(monkeypatch):
 
 def test_verdict_changed_when_the_runtime_does_something_else(monkeypatch):
     dev = _where_record()
-    from bcast.oracles import onnxruntime as oracle
+    from bcast.frameworks.onnx import onnxruntime as oracle
 
     monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: [np.full(4, 7.0)])
     v = proofs.prove(dev)
@@ -162,8 +162,8 @@ def test_verdict_changed_when_the_runtime_does_something_else(monkeypatch):
 
 
 def test_verdict_skipped_when_the_runtime_is_missing(monkeypatch):
-    import bcast.deviations as deviations
-    import bcast.proofs as p
+    import bcast.frameworks.deviations as deviations
+    import bcast.conformance.drift as p
 
     monkeypatch.setattr(p, "installed_version", lambda package: None)
     v = proofs.prove("ncnn-garbage")
@@ -180,7 +180,7 @@ def test_proofs_hold_under_python_O():
     import subprocess
     import sys
 
-    code = ("import bcast.proofs as p, bcast.oracles.reference as r\n"
+    code = ("import bcast.conformance.drift as p, bcast.frameworks.onnx.reference as r\n"
             "r.run = lambda op, inputs, **kw: [inputs[0][:0]]\n"
             "print(p.prove('reference-gemm-any-rank').verdict)")
     pytest.importorskip("onnx")
@@ -214,7 +214,7 @@ def test_check_command_is_green_on_the_installed_versions():
 
 
 def test_check_command_json(monkeypatch):
-    import bcast.proofs as p
+    import bcast.conformance.drift as p
 
     monkeypatch.setattr(p, "check", lambda ids=None: [
         p.Verdict("ncnn-garbage", "ncnn", "ncnn", ("1.0",), "1.1", "gone", "fixed in 1.1: returns -100"),
@@ -233,7 +233,7 @@ def test_check_command_json(monkeypatch):
 
 def test_check_command_with_no_runtime_is_no_pass(monkeypatch, capsys):
     """Nothing checked is not a pass: every record listed as skipped, a line says so, exit 1."""
-    import bcast.proofs as p
+    import bcast.conformance.drift as p
 
     monkeypatch.setattr(p, "installed_version", lambda package: None)
     rc, text = _cli("deviations", "--check")
@@ -259,7 +259,7 @@ def test_deviations_help_says_what_check_does(capsys):
 @pytest.fixture
 def newer_onnxruntime(monkeypatch):
     """onnxruntime 9.9.9 installed, as far as the registry can tell (its proofs are not run)."""
-    import bcast.deviations as deviations
+    import bcast.frameworks.deviations as deviations
 
     real = deviations.installed_version
     monkeypatch.setattr(deviations, "installed_version", lambda p: "9.9.9" if p == "onnxruntime" else real(p))
@@ -292,13 +292,13 @@ def test_proven_versions_print_plainly():
 def test_conformance_prints_the_installed_version_of_an_unproven_one(newer_onnxruntime):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("hypothesis")
-    from bcast import conformance
+    from bcast.conformance import matrix as conformance
 
     report = conformance.run(rules=["onnx-legacy"], runtimes=["onnxruntime"], cases=2)
     text = conformance.format_text(report)
     assert f"onnxruntime-no-legacy-opsets (onnxruntime; {newer_onnxruntime}): " in text, text
     devs = [d for c in report["cases"] for chk in c["checks"].values() for d in chk["deviations"]]
     assert devs and all(d["installed"] == "9.9.9" for d in devs if d["runtime"] == "onnxruntime"), devs
-    from bcast.conformance_html import _drift
+    from bcast.conformance.html import _drift
 
     assert _drift(devs[0]) == "; " + newer_onnxruntime

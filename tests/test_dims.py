@@ -28,8 +28,8 @@ import pytest
 
 import bcast
 from bcast import BroadcastError, InputError
-from bcast.explain import explain
-from bcast.dims import UNKNOWN, Constraint, Interval, Sym, _bounds, maybe, parse_dim
+from bcast.views.explain import explain
+from bcast.core.dims import UNKNOWN, Constraint, Interval, Sym, _bounds, maybe, parse_dim
 
 N, M = Sym("N"), Sym("M")
 SEED = 20261122

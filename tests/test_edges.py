@@ -6,9 +6,9 @@ import pytest
 import bcast
 from bcast import InputError
 
-onnx_ops = pytest.importorskip("bcast.onnx")
-ov = pytest.importorskip("bcast.openvino")
-ncnn = pytest.importorskip("bcast.ncnn")
+onnx_ops = pytest.importorskip("bcast.frameworks.onnx.ops")
+ov = pytest.importorskip("bcast.frameworks.openvino.ops")
+ncnn = pytest.importorskip("bcast.frameworks.ncnn.ops")
 
 _BOOL = {"And", "Or", "Xor", "LogicalAnd", "LogicalOr", "LogicalXor"}
 _INT = {"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"}
@@ -145,7 +145,7 @@ def _sparse_model(path, w_dims, x_dims=(2, 3, 4)):
 
 def test_lint_knows_a_sparse_initializers_shape(tmp_path):
     pytest.importorskip("onnx")
-    from bcast import models
+    from bcast.models import onnx_model as models
 
     ok = _sparse_model(tmp_path / "ok.onnx", (3, 4))
     ort = pytest.importorskip("onnxruntime")

@@ -11,17 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import bcast
 from bcast import BroadcastError, InputError
-from bcast.execute import (
-    MemoryBudgetError,
-    apply,
-    broadcast_arrays,
-    check_memory,
-    memory_budget,
-    memory_budget_set,
-    parse_bytes,
-    set_memory_budget,
-    view,
-)
+from bcast.run.execute import MemoryBudgetError, apply, broadcast_arrays, check_memory, memory_budget, memory_budget_set, parse_bytes, set_memory_budget, view
 
 RNG = np.random.default_rng(3)
 
@@ -199,7 +189,7 @@ def test_a_bad_budget_in_the_environment_fails_at_first_use_whatever_the_size(co
     env = {**os.environ, "BCAST_MEMORY_BUDGET": "lots"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == (
-        "bcast.errors.InputError: BCAST_MEMORY_BUDGET='lots': bad memory budget 'lots': give bytes, e.g. 8GiB, "
+        "bcast.core.errors.InputError: BCAST_MEMORY_BUDGET='lots': bad memory budget 'lots': give bytes, e.g. 8GiB, "
         "500MB, 1000000, or a percentage, 25%"), r.stderr
 
 
@@ -232,13 +222,13 @@ def test_a_bad_switch_in_the_environment_fails_at_first_use_whatever_the_size(na
     code = "import numpy as np, bcast\nbcast.apply(np.add, np.ones(3), np.ones(3))"  # the small-op fast path
     env = {**os.environ, name: value}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == "bcast.errors.InputError: " + message, r.stderr
+    assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == "bcast.core.errors.InputError: " + message, r.stderr
 
 
 @pytest.mark.parametrize("value, on", [("", True), ("1", True), ("On", True), ("0", False), ("off", False),
                                        ("FALSE", False), (" no ", False)])
 def test_switches_read_the_usual_spellings(value, on, monkeypatch):
-    from bcast import _env
+    from bcast.core import _env
 
     monkeypatch.setenv("BCAST_RECYCLE", value)
     assert _env.switch("BCAST_RECYCLE") is on

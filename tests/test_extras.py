@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import bcast
-from bcast._require import INSTALL, MissingDependency
+from bcast.core._require import INSTALL, MissingDependency
 
 SRC = pathlib.Path(bcast.__file__).resolve().parent
 
@@ -37,7 +37,7 @@ import sys
 for blocked in {blocked!r}.split():
     sys.modules[blocked] = None  # as if not installed
 import numpy as np, bcast
-from bcast._require import MissingDependency
+from bcast.core._require import MissingDependency
 try:
     {code}
 except MissingDependency as e:
@@ -56,7 +56,7 @@ def test_the_message_names_the_smallest_install(case):
 
 
 def test_conformance_without_hypothesis_says_it_once():
-    """Was: 'conformance needs hypothesis and numpy (bcast.strategies needs hypothesis: pip install
+    """Was: 'conformance needs hypothesis and numpy (bcast.testing.strategies needs hypothesis: pip install
     'bcast[hypothesis]' (or 'bcast[test]')): pip install 'bcast[test]'' -- nested, and the wrong extra."""
     code = "import sys; sys.modules['hypothesis'] = None\nfrom bcast.cli import main\nsys.exit(main(['conformance']))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
@@ -89,7 +89,7 @@ def test_every_install_hint_in_the_source_is_a_smallest_one():
 
 def test_a_broken_install_is_not_called_missing(monkeypatch):
     """An ImportError from inside an installed package is its own error, not 'install it'."""
-    from bcast._require import require
+    from bcast.core._require import require
 
     def broken(name):
         raise ModuleNotFoundError("No module named 'libfoo'", name="libfoo")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from bcast.cli import build_parser, main
 from bcast.rules import RULES
-from bcast.shapes import parse_shape
+from bcast.core.shapes import parse_shape
 from fuzz_harness import fuzz
 from fuzz_inputs import dim_tokens, shape_texts
 

@@ -32,12 +32,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bcast
-import bcast.ncnn as bn
-import bcast.onnx as bo
-import bcast.openvino as bv
-from bcast import BroadcastError, InputError, parallel
-from bcast import _blocked
-from bcast.execute import MemoryBudgetError
+import bcast.frameworks.ncnn.ops as bn
+import bcast.frameworks.onnx.ops as bo
+import bcast.frameworks.openvino.ops as bv
+from bcast import BroadcastError, InputError
+from bcast.run import parallel
+from bcast.run import _blocked
+from bcast.run.execute import MemoryBudgetError
 from fuzz_harness import fuzz, only_documented
 
 # --------------------------------------------------------------------------- values
@@ -722,7 +723,7 @@ def test_hostile_values_against_onnxruntime():
     """One fixed-seed batch: NaN/inf/-0.0 in every layout, 0-size dims; bcast's values are
     onnxruntime's (one session per op and dtype, cached: 20 sessions, 60 runs)."""
     ort = pytest.importorskip("onnxruntime")  # noqa: F841
-    from bcast.oracles import onnxruntime as ort_oracle
+    from bcast.frameworks.onnx import onnxruntime as ort_oracle
 
     rng = np.random.default_rng(8)
     shapes = (((2, 3), (3,)), ((4, 1, 3), (2, 1)), ((0, 3), (1, 3)), ((5,), ()), ((2, 2, 2), (2, 2, 2)), ((1,), (3, 1)))

@@ -8,7 +8,7 @@ domains; opset 0, negative or huge; dims 2**62, negative, garbage dim_params; te
 dims their data do not fill; Expand/Reshape shapes of 2**62 entries; subgraphs).
 
 Every case runs ``bcast.lint`` for every target and ``bcast.rewrite`` for every target, on
-the file: each is a normal result or one :class:`~bcast.errors.InputError` line.  The CLI
+the file: each is a normal result or one :class:`~bcast.core.errors.InputError` line.  The CLI
 cases run ``bcast lint`` / ``bcast rewrite`` in-process: exit 0, 1 or 2, one ``error:`` line
 for 2, never a traceback, and no file left in the output folder but the model written.
 The structured cases also measure the Python heap (tracemalloc): nothing near the size that a
@@ -36,9 +36,9 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper  # noqa: E402
 
 import bcast  # noqa: E402
 from bcast.cli import main  # noqa: E402
-from bcast.errors import InputError  # noqa: E402
-from bcast.linter import TARGETS as LINT_TARGETS  # noqa: E402
-from bcast.rewriter import TARGETS as REWRITE_TARGETS  # noqa: E402
+from bcast.core.errors import InputError  # noqa: E402
+from bcast.models.lint import TARGETS as LINT_TARGETS  # noqa: E402
+from bcast.models.rewrite import TARGETS as REWRITE_TARGETS  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 #: The Python heap one structured case may take (a 2**62 dim materialized would be far past it).
@@ -443,7 +443,7 @@ def test_structured_mutations(base, muts, data):
 
 
 def _reference_entries(msg) -> tuple:
-    """``(fields, nodes)`` of a parsed message, counted as :mod:`bcast._model_size` counts them in the bytes:
+    """``(fields, nodes)`` of a parsed message, counted as :mod:`bcast.models._size` counts them in the bytes:
     every field once (a declared-packed list once), a message of single values only without its insides."""
     fields = nodes = 0
     for fd, value in msg.ListFields():
@@ -469,7 +469,7 @@ def test_repeated_field_bombs(base, muts, bombs, limit, data):
     """A model with repeated fields added (initializers, value_info, dims, attributes, node inputs, functions,
     opset imports, metadata, subgraph nodes...): the count from the bytes is the parsed model's own; under a
     drawn limit, lint refuses it before parsing exactly when it is over, with one line."""
-    from bcast import _model_size, models
+    from bcast.models import _size as _model_size, onnx_model as models
 
     m = onnx.ModelProto()
     m.CopyFrom(SMALL[base])

@@ -8,10 +8,10 @@ that parses to the same shape (the round trip), in both notations.
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bcast._format import format_shape
-from bcast.dims import MAX_DIM, MAX_RANK, Interval, Sym
-from bcast.errors import InputError
-from bcast.shapes import as_shape, parse_shape
+from bcast.core._format import format_shape
+from bcast.core.dims import MAX_DIM, MAX_RANK, Interval, Sym
+from bcast.core.errors import InputError
+from bcast.core.shapes import as_shape, parse_shape
 from fuzz_harness import fuzz
 from fuzz_inputs import shape_texts, shapes
 

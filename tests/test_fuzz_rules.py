@@ -5,7 +5,7 @@ wrong types; attributes have any type and value (axis: negative, huge, bool, flo
 axes_mapping: duplicates, unsorted, out of range; broadcast 0/1/2/"x"; ...).  The invariant:
 a Plan or a documented error (BroadcastError, InputError).  A Plan must be sound (every
 input lands on the output's axes in order and each static dim fits where it lands), turn into
-JSON, explain itself; an error must too.  ``bcast.explain``, ``bcast.compare`` and
+JSON, explain itself; an error must too.  ``bcast.views.explain``, ``bcast.compare`` and
 ``bcast.translate`` keep the same invariant (TranslationError is documented too).
 """
 
@@ -16,13 +16,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import bcast
-from bcast.comparison import compare
-from bcast.deviations import findings_for
-from bcast.dims import MAX_RANK, is_static
-from bcast.errors import BroadcastError, InputError
-from bcast.explain import explain, explain_error
+from bcast.views.comparison import compare
+from bcast.frameworks.deviations import findings_for
+from bcast.core.dims import MAX_RANK, is_static
+from bcast.core.errors import BroadcastError, InputError
+from bcast.views.explain import explain, explain_error
 from bcast.rules import RULES
-from bcast.translation import TranslationError, translate
+from bcast.translation.search import TranslationError, translate
 from fuzz_harness import fuzz, only_documented, time_limit
 from fuzz_inputs import attrs_for, names_values, policies, shapes, valid_dims, valid_shapes
 

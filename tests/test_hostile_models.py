@@ -20,9 +20,9 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import bcast  # noqa: E402
-from bcast import models  # noqa: E402
-from bcast.errors import InputError  # noqa: E402
-from bcast.execute import memory_budget_set  # noqa: E402
+from bcast.models import onnx_model as models  # noqa: E402
+from bcast.core.errors import InputError  # noqa: E402
+from bcast.run.execute import memory_budget_set  # noqa: E402
 
 HEAP_LIMIT = 64 * 2**20  # a 2**62 dim materialized would be far past it
 
@@ -293,7 +293,7 @@ def test_a_chain_of_nodes_lints_in_linear_time(tmp_path):
                           [helper.make_tensor_value_info("v3000", TensorProto.FLOAT, None)])
     path = _save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "chain.onnx")
     start = time.perf_counter()
-    report = bcast.linter.lint_report(path)
+    report = bcast.models.lint.lint_report(path)
     assert (report.nodes, report.checked, report.findings) == (3000, 3000, [])
     assert time.perf_counter() - start < 5
 
@@ -353,7 +353,7 @@ def test_absurd_dims_are_linted_in_bounded_memory(name):
     m, kind = ABSURD[name]
     tracemalloc.start()
     try:
-        for target in bcast.linter.TARGETS:
+        for target in bcast.models.lint.TARGETS:
             findings = bcast.lint(m, target)
             if target == "onnx2ncnn" and not kind and findings:  # a computed axis 0 of 2**62: no batch of 1
                 assert "takes axis 0 of every computed tensor" in findings[0].reason, findings
@@ -401,7 +401,7 @@ def test_repeated_field_bombs_refused_before_parsing(tmp_path, monkeypatch, kind
     path = tmp_path / "bomb.onnx"
     path.write_bytes(data[:-1])
     text = refused(str(path), f"more than {ENTRIES:,} fields to parse")
-    assert "bcast.models.MAX_ENTRIES" in text and BOMBS[kind] in text, text
+    assert "bcast.models.onnx_model.MAX_ENTRIES" in text and BOMBS[kind] in text, text
     few = tmp_path / "few.onnx"  # a tenth of it is a model like any other
     few.write_bytes(_bomb(kind, ENTRIES // 20))
     assert isinstance(bcast.lint(str(few)), list)
@@ -428,7 +428,7 @@ def test_numbers_written_packed_count_one_each(tmp_path, monkeypatch):
 
 def test_the_walk_stops_at_the_limit(monkeypatch):
     """Counting a file ten times over the limit costs the limit's worth: the walk stops there."""
-    from bcast import _model_size
+    from bcast.models import _size as _model_size
 
     data = _bomb("value_info", 10 * ENTRIES)
     full = _model_size.count(data, onnx.ModelProto.DESCRIPTOR, max_entries=10**9, max_nodes=10**9)
@@ -439,7 +439,7 @@ def test_the_walk_stops_at_the_limit(monkeypatch):
 
 def test_small_files_are_not_walked(monkeypatch):
     """A file of fewer bytes than the limits cannot pass them (a field takes a byte, a node two)."""
-    from bcast import _model_size
+    from bcast.models import _size as _model_size
 
     def walked(*args, **kwargs):
         raise AssertionError("walked")

@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 import bcast
-from bcast import ncnn, onnx, openvino, parallel
+from bcast.frameworks.ncnn import ops as ncnn
+from bcast.frameworks.onnx import ops as onnx
+from bcast.frameworks.openvino import ops as openvino
+from bcast.run import parallel
 
 RNG_SEED = 15
 

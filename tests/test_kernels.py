@@ -1,4 +1,4 @@
-"""The compiled loops (bcast._kernels, numba) give numpy's bits, or are not used.
+"""The compiled loops (bcast.run._kernels, numba) give numpy's bits, or are not used.
 
 Every case calls the loop directly (asserting that it ran) and compares the
 output's bytes with numpy's ufunc under ``errstate(all="ignore")``: four ops,
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 import bcast
-import bcast.ncnn
-import bcast.onnx
-import bcast.openvino
-from bcast import _kernels, parallel
+import bcast.frameworks.ncnn.ops
+import bcast.frameworks.onnx.ops
+import bcast.frameworks.openvino.ops
+from bcast.run import _kernels, parallel
 from test_parallel import clear_fast_paths
 
 pytest.importorskip("numba")
@@ -149,7 +149,7 @@ def test_numpy_warnings_kept():
 def large(monkeypatch):
     """Every output of 8 elements or more counts as large; counts the compiled loop's runs."""
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
-    monkeypatch.setattr(bcast._fast, "SMALL_ELEMENTS", 0)
+    monkeypatch.setattr(bcast.run._fast, "SMALL_ELEMENTS", 0)
     clear_fast_paths()
     runs = []
     real = _kernels.try_run
@@ -170,10 +170,10 @@ def test_entry_points(large):
     with np.errstate(all="ignore"):
         add, sub, rsub = np.add(a, b), np.subtract(b, a), np.subtract(b, a[0])
     cases = [
-        (lambda: bcast.onnx.run("Add", a, b), add, a),
-        (lambda: bcast.openvino.run("Add", a, b), add, a),
-        (lambda: bcast.openvino.run("Subtract", b, a), sub, a),
-        (lambda: bcast.ncnn.run("RSUB", a[0], b), rsub, a[0]),  # RSUB: b - a, the loop's inputs swapped
+        (lambda: bcast.frameworks.onnx.ops.run("Add", a, b), add, a),
+        (lambda: bcast.frameworks.openvino.ops.run("Add", a, b), add, a),
+        (lambda: bcast.frameworks.openvino.ops.run("Subtract", b, a), sub, a),
+        (lambda: bcast.frameworks.ncnn.ops.run("RSUB", a[0], b), rsub, a[0]),  # RSUB: b - a, the loop's inputs swapped
         (lambda: bcast.apply(np.add, a, b, out=np.empty_like(a)), add, a),
     ]
     for run, expected, x in cases:
@@ -196,7 +196,7 @@ def test_turned_off(monkeypatch, large):
     a, b = values((4, 6, 10), np.float64), values((10,), np.float64)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = bcast.onnx.run("Mul", a, b)
+        got = bcast.frameworks.onnx.ops.run("Mul", a, b)
     assert large == [False]
     with np.errstate(all="ignore"):
         assert got.tobytes() == np.multiply(a, b).tobytes()

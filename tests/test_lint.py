@@ -11,8 +11,8 @@ import pytest
 from onnx_models import LIGHT, light, model, onnx
 
 import bcast
-from bcast.errors import InputError
-from bcast.linter import KINDS, TARGETS, lint, lint_report
+from bcast.core.errors import InputError
+from bcast.models.lint import KINDS, TARGETS, lint, lint_report
 
 W = np.float32
 #: the light models whose written-out BatchNorm Unsqueezes its (C,) scale: onnx2ncnn's ExpandDims makes it (1,1,C)
@@ -160,7 +160,7 @@ def test_opset1_shapes_come_from_bcast_where_onnx_has_no_inference():
 
 
 def test_every_target_and_kind_is_documented():
-    import bcast.linter as L
+    import bcast.models.lint as L
 
     for k in KINDS:
         assert k in L.__doc__
@@ -335,7 +335,8 @@ def test_cli_rewrite_json_then_clean(tmp_path):
 
 
 def test_cli_targets_are_the_modules():
-    from bcast import cli, rewriter
+    from bcast import cli
+    from bcast.models import rewrite as rewriter
 
     assert cli.LINT_TARGETS == TARGETS and cli.REWRITE_TARGETS == rewriter.TARGETS
 

@@ -12,9 +12,9 @@ import pytest
 from onnx_models import onnx, run_ort
 from onnx import TensorProto as T, helper, numpy_helper
 
-from bcast.errors import InputError
-from bcast.linter import KINDS, TARGETS, lint, lint_report
-from bcast.rewriter import rewrite
+from bcast.core.errors import InputError
+from bcast.models.lint import KINDS, TARGETS, lint, lint_report
+from bcast.models.rewrite import rewrite
 
 OPSET = 17
 
@@ -106,7 +106,7 @@ def test_a_function_that_calls_itself_is_refused():
 
 
 def test_function_calls_that_expand_past_the_node_limit_are_refused(monkeypatch):
-    import bcast.lint_graphs as G
+    import bcast.models.graphs as G
 
     monkeypatch.setattr(G, "MAX_NODES", 20)
     f0 = helper.make_function("my", "F0", ["a"], ["o"], [helper.make_node("Relu", ["a"], ["o"])],

@@ -1,4 +1,4 @@
-"""bcast.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter needed; the corpus
+"""bcast.frameworks.ncnn.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter needed; the corpus
 test, test_convert_corpus.py, checks them against real conversions)."""
 
 import math
@@ -11,8 +11,8 @@ pytest.importorskip("onnx")
 from onnx_models import model  # noqa: E402
 
 from bcast import lint  # noqa: E402
-from bcast.lint_pnnx import solve_batch  # noqa: E402
-from bcast.models import Shapes  # noqa: E402
+from bcast.frameworks.ncnn.lint_pnnx import solve_batch  # noqa: E402
+from bcast.models.onnx_model import Shapes  # noqa: E402
 
 W = np.float32
 
@@ -140,11 +140,11 @@ def test_lazy_batch_solve_gives_the_full_solves_verdicts(monkeypatch):
     import convert_harness as H
     import onnx_models as OM
 
-    from bcast import lint_pnnx
+    from bcast.frameworks.ncnn import lint_pnnx
 
     paths = H.corpus() + sorted(glob.glob(os.path.join(OM.LIGHT, "light_*.onnx")))
     lazy = [[f.to_dict() for f in lint(p, "ncnn")] for p in paths]
-    from bcast import linter
+    from bcast.models import lint as linter
 
     monkeypatch.setattr(lint_pnnx.Context, "binary_batch",
                         lambda self, site: tuple(self.batch.get(n) for n in site.inputs))

@@ -8,7 +8,7 @@ Three parties take part:
 - the ncnn wheel itself, run through a one-layer net built from an in-memory
   param (packing, fp16 and bf16 off, one thread).
 
-The wheel runs through :mod:`bcast.oracles.ncnn`.  Valid pairs run in this
+The wheel runs through :mod:`bcast.frameworks.ncnn.oracle`.  Valid pairs run in this
 process.  Pairs outside ncnn's rules run only in a child process
 (``oracle.run_many``): ncnn reads past the end of a row when the innermost
 axes mismatch (deviation ``ncnn-garbage``), and that must not take pytest down.
@@ -23,10 +23,10 @@ import pytest
 
 import bcast
 from bcast import BroadcastError
-from bcast.deviations import applicable
+from bcast.frameworks.deviations import applicable
 
 ncnn = pytest.importorskip("ncnn")
-from bcast.oracles import ncnn as oracle  # noqa: E402
+from bcast.frameworks.ncnn import oracle as oracle  # noqa: E402
 
 # --- ncnn's BinaryOp op types (src/layer/binaryop.h) ------------------------
 ADD, SUB, MUL, DIV, MAX, MIN, POW, RSUB, RDIV, RPOW, ATAN2, RATAN2 = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
@@ -56,7 +56,7 @@ APPROX_OPS = {
 }
 ULP_TOL = 8
 
-OP_NAMES = {code: bcast.ncnn.op(code).name for code in range(12)}
+OP_NAMES = {code: bcast.frameworks.ncnn.ops.op(code).name for code in range(12)}
 
 SIZES = (1, 2, 3)
 SHAPES = [s for r in range(1, 5) for s in itertools.product(SIZES, repeat=r)]
@@ -101,7 +101,7 @@ def _infer(a, b, **attrs):
         return e
 
 
-# --- running the wheel (bcast.oracles.ncnn) -----------------------------------
+# --- running the wheel (bcast.frameworks.ncnn.oracle) -----------------------------------
 
 
 def run_binaryop(a: np.ndarray, b: np.ndarray, op: int):

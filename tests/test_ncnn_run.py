@@ -1,4 +1,4 @@
-"""``bcast.ncnn.run`` against ncnn's BinaryOp (the PyPI wheel, through ``bcast.oracles.ncnn``).
+"""``bcast.frameworks.ncnn.ops.run`` against ncnn's BinaryOp (the PyPI wheel, through ``bcast.frameworks.ncnn.oracle``).
 
 Differential tests on random shapes (ranks 1-4, dims from small sets so that
 1s, ties and mismatches occur) and random values, fixed seeds, every op type
@@ -11,7 +11,7 @@ bcast's error names (deviation ``ncnn-garbage``).
 bcast computes ncnn's reference functors (src/layer/binaryop.cpp) in IEEE
 float32.  The wheel, built with -ffast-math, departs from them in its vector
 bodies on a few inputs, listed exactly by ``ncnn_wheel.wheel_departs``
-(deviation ``ncnn-fast-math``, proven by bcast.proofs.ncnn): there each
+(deviation ``ncnn-fast-math``, proven by bcast.frameworks.ncnn.proofs): there each
 departure must be of the recorded kind; no tolerance absorbs them.
 ``pytest -s`` prints the counts.
 """
@@ -23,13 +23,13 @@ import pytest
 
 import bcast
 from bcast import BroadcastError, InputError
-from bcast.execute import MemoryBudgetError, memory_budget_set
-from bcast.ncnn import OPS, op, ops, run
+from bcast.run.execute import MemoryBudgetError, memory_budget_set
+from bcast.frameworks.ncnn.ops import OPS, op, ops, run
 from bcast.rules.ncnn import garbage_shape
 
 pytest.importorskip("ncnn")
-from bcast.oracles import ncnn as oracle  # noqa: E402
-from bcast.proofs.ncnn_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
+from bcast.frameworks.ncnn import oracle as oracle  # noqa: E402
+from bcast.frameworks.ncnn.proofs_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
 
 SEED = 20261122
 SIZE_SETS = ((1, 2, 3), (1, 2, 4, 5, 8))
@@ -155,7 +155,7 @@ def check_close(name: str, got: np.ndarray, want: np.ndarray, x, y, where) -> in
 
 
 def compare(name: str, x, y=None, *, scalar=None, where=()) -> int:
-    """bcast.ncnn.run against the wheel on the same inputs (two blobs, or the with_scalar form)."""
+    """bcast.frameworks.ncnn.ops.run against the wheel on the same inputs (two blobs, or the with_scalar form)."""
     if scalar is None:
         got, want = run(name, x, y), oracle.run(name, x, y)
         xv, yv = bcast.broadcast_arrays(x, y, rule="ncnn")

@@ -6,7 +6,7 @@ import sys
 CODE = """
 import sys
 import bcast
-from bcast.deviations import applicable
+from bcast.frameworks.deviations import applicable
 bcast.result_shape((2, 3), (3,))
 for rule in bcast.RULES:
     try:

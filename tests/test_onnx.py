@@ -11,7 +11,7 @@
   the case, against onnxruntime running the converted model.
 
 Where a runtime departs from its own spec the case must be a registered
-deviation (``bcast.deviations``); the test asserts that it is.
+deviation (``bcast.frameworks.deviations``); the test asserts that it is.
 """
 
 from __future__ import annotations
@@ -23,21 +23,21 @@ import pytest
 
 import bcast
 from bcast import BroadcastError
-from bcast.deviations import applicable
+from bcast.frameworks.deviations import applicable
 
 onnx = pytest.importorskip("onnx")
 
 from onnx import helper, shape_inference  # noqa: E402
 from onnx_node_cases import all_node_cases, opset_of  # noqa: E402
 
-from bcast.oracles import reference as ref_oracle  # noqa: E402
-from bcast.oracles import RuntimeRefused  # noqa: E402
-from bcast.oracles._onnx_model import make_model as build_model  # noqa: E402
+from bcast.frameworks.onnx import reference as ref_oracle  # noqa: E402
+from bcast.frameworks._oracle import RuntimeRefused  # noqa: E402
+from bcast.frameworks.onnx._model import make_model as build_model  # noqa: E402
 
 try:  # onnxruntime is optional: its tests skip without it
     import onnxruntime  # noqa: F401
 
-    from bcast.oracles import onnxruntime as ort_oracle
+    from bcast.frameworks.onnx import onnxruntime as ort_oracle
 except ImportError:  # pragma: no cover
     ort_oracle = None
 
@@ -67,7 +67,7 @@ def through_plan(plan, *arrays):
 
 
 def make_model(op, inputs, *, attrs=None, initializers=None, opset=OPSET):
-    """A one-node model (bcast.oracles' builder).  ``inputs``: (name, dtype,
+    """A one-node model (bcast.frameworks._oracle' builder).  ``inputs``: (name, dtype,
     shape or None) triples; ``initializers``: name -> array; the output is
     declared without a type or shape, so inference has to find them."""
     names, dtypes, shapes = zip(*inputs)

@@ -9,10 +9,10 @@ import pytest
 from onnx_models import light, model, onnx, randomized, run_ort
 from onnx import TensorProto as T, helper, numpy_helper
 
-from bcast.deviations import DEVIATIONS
-from bcast.lint_onnx2ncnn import memorydata_blob
-from bcast.linter import _DECISIVE, lint
-from bcast.rewriter import rewrite
+from bcast.frameworks.deviations import DEVIATIONS
+from bcast.frameworks.ncnn.lint_onnx2ncnn import memorydata_blob
+from bcast.models.lint import _DECISIVE, lint
+from bcast.models.rewrite import rewrite
 
 W = np.float32
 
@@ -198,7 +198,7 @@ def test_onnx2ncnn_rule_against_ncnns_binaryop():
     a pair outside its rules reads out of bounds).  lint finds nothing exactly where ncnn's output is
     numpy's (less axis 0); after rewrite, the rewritten blobs give numpy's result every time."""
     pytest.importorskip("ncnn")
-    from bcast.oracles import ncnn as oracle
+    from bcast.frameworks.ncnn import oracle as oracle
 
     rng = np.random.default_rng(7)
     cases, expected, verdicts = [], [], []

@@ -1,9 +1,9 @@
-"""bcast.onnx.run against ONNX itself: its schemas, its node tests, onnxruntime
+"""bcast.frameworks.onnx.ops.run against ONNX itself: its schemas, its node tests, onnxruntime
 and the ReferenceEvaluator.
 
 - the op table's type constraints equal ``onnx.defs.get_schema`` at every opset;
 - every single-node backend test shipped with onnx whose op is one of ours
-  passes through ``bcast.onnx.run``, dtype included;
+  passes through ``bcast.frameworks.onnx.ops.run``, dtype included;
 - differential: random shapes (valid and not) and values, fixed seeds, every
   op, several dtypes, against onnxruntime and the ReferenceEvaluator: values
   and dtype equal, refusals agree, except the registered deviations, which
@@ -19,16 +19,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import bcast.onnx as bo
+import bcast.frameworks.onnx.ops as bo
 from bcast import BroadcastError, InputError
-from bcast.deviations import findings_for
-from bcast.execute import MemoryBudgetError
+from bcast.frameworks.deviations import findings_for
+from bcast.run.execute import MemoryBudgetError
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
-from bcast.oracles import onnxruntime as ort_oracle  # noqa: E402
-from bcast.oracles import reference as ref_oracle  # noqa: E402
-from bcast.oracles import RuntimeRefused  # noqa: E402
+from bcast.frameworks.onnx import onnxruntime as ort_oracle  # noqa: E402
+from bcast.frameworks.onnx import reference as ref_oracle  # noqa: E402
+from bcast.frameworks._oracle import RuntimeRefused  # noqa: E402
 from onnx_node_cases import all_node_cases, opset_of  # noqa: E402
 
 RUNTIMES = {"onnxruntime": ort_oracle.run, "reference": ref_oracle.run}
@@ -123,7 +123,7 @@ def _attrs(node) -> dict:
 
 
 def test_onnx_backend_node_tests(node_cases):
-    """Every single-node backend test of our ops: bcast.onnx.run gives the
+    """Every single-node backend test of our ops: bcast.frameworks.onnx.ops.run gives the
     expected output, dtype and shape included, within the tolerance of onnx's
     backend runner (rtol 1e-3, atol 1e-7 for floats; exact otherwise)."""
     cases, skipped = node_cases

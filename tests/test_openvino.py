@@ -1,6 +1,6 @@
 """Differential tests: bcast's OpenVINO rules against OpenVINO itself.
 
-The oracle is OpenVINO's own shape inference (:func:`bcast.oracles.openvino.infer_shape`:
+The oracle is OpenVINO's own shape inference (:func:`bcast.frameworks.openvino.oracle.infer_shape`:
 Parameters with static shapes, the op, its output's partial shape; a refusal
 while the node is built means OpenVINO refuses the shapes).  A few cases are
 also compiled and run on the CPU plugin to check values (and, for PRelu, whose
@@ -10,7 +10,7 @@ every op on random arrays are in ``test_openvino_run.py``.
 How a comparison is judged (:func:`judge`):
 
 - both accept with the same output shape, or both refuse: agreement;
-- otherwise bcast's deviation registry (``bcast.deviations.applicable``) must
+- otherwise bcast's deviation registry (``bcast.frameworks.deviations.applicable``) must
   list a shape-inference deviation for this very query, and OpenVINO must do
   what that deviation says it does (``EXPECTED_DEVIATION_BEHAVIOUR``); a
   registered deviation that OpenVINO does *not* show fails too;
@@ -42,10 +42,10 @@ from openvino import opset1  # noqa: E402  (the Python builders' own default axi
 
 import bcast  # noqa: E402
 from bcast import BroadcastError, Plan, format_shape  # noqa: E402
-from bcast import deviations as _deviations  # noqa: E402
-from bcast.deviations import applicable  # noqa: E402
-from bcast.oracles import openvino as oracle  # noqa: E402
-from bcast.oracles import RuntimeRefused  # noqa: E402
+from bcast.frameworks import deviations as _deviations  # noqa: E402
+from bcast.frameworks.deviations import applicable  # noqa: E402
+from bcast.frameworks.openvino import oracle as oracle  # noqa: E402
+from bcast.frameworks._oracle import RuntimeRefused  # noqa: E402
 from openvino_shapes import random_cases  # noqa: E402
 
 SEED = 20260417
@@ -72,7 +72,7 @@ class OvResult:
 
 
 def ov_infer(op, shapes, dtypes=None, **attrs) -> OvResult:
-    """OpenVINO's shape inference of ``op`` (see :func:`bcast.oracles.openvino.infer_shape`)."""
+    """OpenVINO's shape inference of ``op`` (see :func:`bcast.frameworks.openvino.oracle.infer_shape`)."""
     try:
         return OvResult(oracle.infer_shape(op, shapes, dtypes, **attrs))
     except RuntimeRefused as e:
@@ -577,7 +577,7 @@ LONG_DATA = "openvino-broadcast-pdpd-long-data"
 
 _BPDPD_CHILD = """
 import json, numpy as np
-from bcast.oracles import openvino as oracle
+from bcast.frameworks.openvino import oracle as oracle
 for data, target, axis, version in {cases!r}:
     x = np.arange(1, 1 + int(np.prod(data)), dtype=np.float32).reshape(data)
     try:
@@ -749,7 +749,7 @@ def test_prelu_fixed(data, slope, spec, how, cpu):
 
 _PRELU_CHILD = """
 import json, numpy as np
-from bcast.oracles import openvino as oracle
+from bcast.frameworks.openvino import oracle as oracle
 for data, slope in {cases!r}:
     out = {{"inferred": list(oracle.infer_shape("PRelu", [data, slope]))}}
     x = -np.arange(1, 1 + int(np.prod(data)), dtype=np.float32).reshape(data)

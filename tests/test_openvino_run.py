@@ -1,17 +1,17 @@
-"""Differential tests: ``bcast.openvino.run`` against OpenVINO running the same op on the same arrays.
+"""Differential tests: ``bcast.frameworks.openvino.ops.run`` against OpenVINO running the same op on the same arrays.
 
-For every op of :func:`bcast.openvino.ops` and every broadcast mode, random
+For every op of :func:`bcast.frameworks.openvino.ops.ops` and every broadcast mode, random
 shapes (valid and invalid: from the rules' generators in ``openvino_shapes``)
 and random values (fixed seeds) of several element types are run by bcast and
 by OpenVINO -- the CPU plugin (all cases of one op in one model, through
-:func:`bcast.oracles.openvino.run_many`) and ``Model.evaluate`` (the core's
+:func:`bcast.frameworks.openvino.oracle.run_many`) and ``Model.evaluate`` (the core's
 reference implementation; for every pdpd case, and wherever the CPU plugin's
 values deviate).  A case agrees when both refuse, or both return the same
 shape, element type and values (floats: within a few ulp for Divide, Power,
 FloorMod and Mod).
 
 Every other outcome must be one the deviation registry records for this very
-query -- ``bcast.deviations.applicable`` with the op and its element type
+query -- ``bcast.frameworks.deviations.applicable`` with the op and its element type
 (``op_attrs={"element_type": ...}``), OpenVINO's records only -- and OpenVINO
 must then do what the record says (:data:`EXPECTED`).  Some records are about
 cases that crash or write memory they should not (:data:`NOT_RUN`): those are
@@ -39,11 +39,11 @@ import pytest
 pytest.importorskip("openvino")
 
 from bcast import BroadcastError, InputError  # noqa: E402
-from bcast import openvino as bov  # noqa: E402
-from bcast.deviations import DEVIATIONS, applicable  # noqa: E402
-from bcast.execute import MemoryBudgetError, memory_budget_set  # noqa: E402
-from bcast.oracles import openvino as oracle  # noqa: E402
-from bcast.oracles import RuntimeRefused  # noqa: E402
+from bcast.frameworks.openvino import ops as bov  # noqa: E402
+from bcast.frameworks.deviations import DEVIATIONS, applicable  # noqa: E402
+from bcast.run.execute import MemoryBudgetError, memory_budget_set  # noqa: E402
+from bcast.frameworks.openvino import oracle as oracle  # noqa: E402
+from bcast.frameworks._oracle import RuntimeRefused  # noqa: E402
 from openvino_shapes import random_cases, rshape, soften  # noqa: E402
 
 SEED = 20260422
@@ -61,7 +61,7 @@ TALLY: Counter = Counter()
 
 @dataclass
 class Case:
-    """One query: the op, its inputs and keywords (as bcast.openvino.run and the oracle take
+    """One query: the op, its inputs and keywords (as bcast.frameworks.openvino.ops.run and the oracle take
     them), and the rule query the registry is asked about."""
 
     op: str

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import bcast
-import bcast.ncnn
-import bcast.onnx
-import bcast.openvino
-from bcast import _blocked, _fast, _recycle, parallel
-from bcast.errors import BroadcastError, InputError
-from bcast.execute import MemoryBudgetError, memory_budget_set
+import bcast.frameworks.ncnn.ops
+import bcast.frameworks.onnx.ops
+import bcast.frameworks.openvino.ops
+from bcast.run import _blocked, _fast, _recycle, parallel
+from bcast.core.errors import BroadcastError, InputError
+from bcast.run.execute import MemoryBudgetError, memory_budget_set
 from bcast.rules._cache import PLANS, PlanCache, plan_key
 
 RNG = np.random.default_rng(20261122)
@@ -47,8 +47,8 @@ def split_everything(monkeypatch):
 
 
 def clear_fast_paths():
-    for cache in (_fast.APPLY, _fast.NATURAL, bcast.onnx._FAST, bcast.onnx._NATURAL,
-                  bcast.openvino._FAST, bcast.ncnn._FAST):
+    for cache in (_fast.APPLY, _fast.NATURAL, bcast.frameworks.onnx.ops._FAST, bcast.frameworks.onnx.ops._NATURAL,
+                  bcast.frameworks.openvino.ops._FAST, bcast.frameworks.ncnn.ops._FAST):
         cache.clear()
 
 
@@ -148,8 +148,8 @@ def test_onnx_threads_match_one_thread(split_everything, dtype):
             if op in ("Div", "Mod") and dtype.startswith("int"):
                 arrays[1][arrays[1] == 0] = 3
             attrs = {"fmod": 1} if op == "Mod" and not dtype.startswith("int") else {}
-            got = bcast.onnx.run(op, *arrays, **attrs)
-            want = single(lambda: bcast.onnx.run(op, *arrays, **attrs))
+            got = bcast.frameworks.onnx.ops.run(op, *arrays, **attrs)
+            want = single(lambda: bcast.frameworks.onnx.ops.run(op, *arrays, **attrs))
             assert same_bits(got, want), (op, dtype, shapes)
             n += 1
     assert n >= 27 and split_everything
@@ -159,12 +159,12 @@ def test_onnx_where_and_sum_order(split_everything):
     """Sum adds in input order in every chunk: float32 results that depend on the order agree."""
     big = np.full((64, 33), 1e8, np.float32)
     ones, minus = np.ones(33, np.float32), np.full((64, 1), -1e8, np.float32)
-    got = bcast.onnx.run("Sum", big, ones, minus, ones)
+    got = bcast.frameworks.onnx.ops.run("Sum", big, ones, minus, ones)
     assert same_bits(got, ((big + ones) + minus) + ones)
-    assert same_bits(got, single(lambda: bcast.onnx.run("Sum", big, ones, minus, ones)))
-    assert same_bits(bcast.onnx.run("Mean", big, minus, ones), ((big + minus) + ones) / np.float32(3))
+    assert same_bits(got, single(lambda: bcast.frameworks.onnx.ops.run("Sum", big, ones, minus, ones)))
+    assert same_bits(bcast.frameworks.onnx.ops.run("Mean", big, minus, ones), ((big + minus) + ones) / np.float32(3))
     cond = RNG.random((64, 1)) < 0.5
-    got = bcast.onnx.run("Where", cond, big, ones)
+    got = bcast.frameworks.onnx.ops.run("Where", cond, big, ones)
     assert same_bits(got, np.where(cond, big, ones))
 
 
@@ -177,12 +177,12 @@ def test_openvino_and_ncnn_threads_match_one_thread(split_everything):
         ("Select", (values((5, 4), "bool"), a, values((6, 1, 1), "float32")), {}),
         ("Divide", (values((8, 6), "int32"), np.full(6, 3, np.int32)), {}),
     ]:
-        got = bcast.openvino.run(op, *inputs, **kw)
-        assert same_bits(got, single(lambda: bcast.openvino.run(op, *inputs, **kw))), op
-    for op in bcast.ncnn.ops():
+        got = bcast.frameworks.openvino.ops.run(op, *inputs, **kw)
+        assert same_bits(got, single(lambda: bcast.frameworks.openvino.ops.run(op, *inputs, **kw))), op
+    for op in bcast.frameworks.ncnn.ops.ops():
         b = np.abs(values((6, 1, 1), "float32")) + 1
-        got = bcast.ncnn.run(op, a[0], b)
-        assert same_bits(got, single(lambda: bcast.ncnn.run(op, a[0], b))), op
+        got = bcast.frameworks.ncnn.ops.run(op, a[0], b)
+        assert same_bits(got, single(lambda: bcast.frameworks.ncnn.ops.run(op, a[0], b))), op
     assert split_everything
 
 
@@ -210,7 +210,7 @@ def test_memory_budget_is_checked_before_any_thread_or_allocation(monkeypatch):
         with memory_budget_set("2MiB"), pytest.raises(MemoryBudgetError, match="nothing was allocated"):
             bcast.apply(np.add, np.ones((2048, 1), np.float32), np.ones(2048, np.float32))
         with memory_budget_set("2MiB"), pytest.raises(MemoryBudgetError):
-            bcast.onnx.run("Sum", np.ones((2048, 1), np.float32), np.ones(2048, np.float32))
+            bcast.frameworks.onnx.ops.run("Sum", np.ones((2048, 1), np.float32), np.ones(2048, np.float32))
     finally:
         parallel.set_threads(previous)
 
@@ -304,14 +304,14 @@ def test_blocked_onnx_where_sum_mean(block_everything, dtype):
         x = values(shape, x.dtype) if RNG.random() < 0.5 else x
         if dtype == "str":
             x, y = x.astype(str), y.astype(str)
-        got = bcast.onnx.run("Where", cond, x, y)
+        got = bcast.frameworks.onnx.ops.run("Where", cond, x, y)
         assert same_bits(got, np.where(cond, x, y)), (dtype, cond.shape, x.shape, y.shape)
-        assert same_bits(got, single(lambda: bcast.onnx.run("Where", cond, x, y)))
+        assert same_bits(got, single(lambda: bcast.frameworks.onnx.ops.run("Where", cond, x, y)))
         if dtype in ("float16", "float64"):
             z = values(broadcast_partner(shape), dtype)
             with np.errstate(all="ignore"):
-                assert same_bits(bcast.onnx.run("Sum", x, y, z), (x + y) + z)
-                assert same_bits(bcast.onnx.run("Mean", x, y, z), ((x + y) + z) / x.dtype.type(3))
+                assert same_bits(bcast.frameworks.onnx.ops.run("Sum", x, y, z), (x + y) + z)
+                assert same_bits(bcast.frameworks.onnx.ops.run("Mean", x, y, z), ((x + y) + z) / x.dtype.type(3))
     assert any(block_everything)
 
 
@@ -322,14 +322,14 @@ def test_blocked_frameworks_and_scratch_reuse(block_everything):
         ("Select", (values((5, 4), "bool"), a, values((6, 1, 1), "float32")), {}),
         ("Power", (np.abs(a), values((5, 1), "float32")), {}),
     ]:
-        got = bcast.openvino.run(op, *inputs, **kw)
-        assert same_bits(got, single(lambda: bcast.openvino.run(op, *inputs, **kw))), op
+        got = bcast.frameworks.openvino.ops.run(op, *inputs, **kw)
+        assert same_bits(got, single(lambda: bcast.frameworks.openvino.ops.run(op, *inputs, **kw))), op
     want = a + values((6, 1, 1), "float32")[None]
     b = values((6, 1, 1), "float32")
     for _ in range(2):  # the same schedule shape twice: each worker's scratch is refilled, never stale
-        assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b)
+        assert same_bits(bcast.frameworks.ncnn.ops.run("ADD", a[0], b), a[0] + b)
         b = b + 1
-    assert same_bits(bcast.ncnn.run("ADD", a[0], b), a[0] + b) and want.shape == a.shape
+    assert same_bits(bcast.frameworks.ncnn.ops.run("ADD", a[0], b), a[0] + b) and want.shape == a.shape
     assert any(block_everything)
 
 
@@ -364,7 +364,7 @@ def test_recycled_outputs_are_never_in_use(monkeypatch):
     assert not np.shares_memory(r3, view) and not np.shares_memory(r3, r2)  # a view keeps its buffer
     address = r3.ctypes.data
     del r3
-    r4 = bcast.onnx.run("Mul", a.astype(np.float32), b.astype(np.float32))  # another dtype, a smaller size
+    r4 = bcast.frameworks.onnx.ops.run("Mul", a.astype(np.float32), b.astype(np.float32))  # another dtype, a smaller size
     assert r4.ctypes.data == address and r4.dtype == np.float32
     with np.errstate(all="ignore"):
         assert same_bits(r4, a.astype(np.float32) * b.astype(np.float32))
@@ -427,25 +427,25 @@ def test_small_fast_paths_agree_with_the_full_path():
     with pytest.raises(InputError, match="add"):
         bcast.apply(np.add, a, a, out=np.empty((2, 3), np.int8))
     for _ in range(2):  # after a success with float32, other dtypes and shapes still get their errors
-        assert same_bits(bcast.onnx.run("Add", a, a), a + a)
+        assert same_bits(bcast.frameworks.onnx.ops.run("Add", a, a), a + a)
         with pytest.raises(InputError, match="same type"):
-            bcast.onnx.run("Add", a, a.astype(np.float64))
+            bcast.frameworks.onnx.ops.run("Add", a, a.astype(np.float64))
         with pytest.raises(BroadcastError):
-            bcast.onnx.run("Add", a, values((4,), "float32"))
+            bcast.frameworks.onnx.ops.run("Add", a, values((4,), "float32"))
         with pytest.raises(InputError, match="must be one of"):
-            bcast.onnx.run("Add", values((2, 3), "bool"), values((2, 3), "bool"))
+            bcast.frameworks.onnx.ops.run("Add", values((2, 3), "bool"), values((2, 3), "bool"))
     big_endian = a.astype(">f4")
-    assert bcast.onnx.run("Add", big_endian, big_endian).dtype == np.dtype(">f4")
+    assert bcast.frameworks.onnx.ops.run("Add", big_endian, big_endian).dtype == np.dtype(">f4")
     out = np.empty((2, 3), np.float32)
-    assert bcast.onnx.run("Add", a, a, out=out) is out and same_bits(out, a + a)
+    assert bcast.frameworks.onnx.ops.run("Add", a, a, out=out) is out and same_bits(out, a + a)
     f64 = a.astype(np.float64)  # the same shapes in another dtype: its own entry
-    assert same_bits(bcast.onnx.run("Add", f64, f64), f64 + f64) and same_bits(bcast.apply("add", f64, f64), f64 + f64)
+    assert same_bits(bcast.frameworks.onnx.ops.run("Add", f64, f64), f64 + f64) and same_bits(bcast.apply("add", f64, f64), f64 + f64)
     with pytest.raises(InputError, match="subtract"):  # a cached entry for the shapes: numpy's refusal still says so
         bcast.apply(np.subtract, values((2, 3), "bool"), values((2, 3), "bool"))
     with pytest.raises(InputError, match="unknown"):
-        bcast.onnx.run(["Add"], a, a)
+        bcast.frameworks.onnx.ops.run(["Add"], a, a)
     with np.errstate(all="raise"):  # ONNX ops never warn nor raise on inf
-        assert np.isinf(bcast.onnx.run("Mul", np.full(2, 1e30, np.float32), np.full(2, 1e30, np.float32))).all()
+        assert np.isinf(bcast.frameworks.onnx.ops.run("Mul", np.full(2, 1e30, np.float32), np.full(2, 1e30, np.float32))).all()
 
 
 def full_path(f):
@@ -463,10 +463,10 @@ def full_path(f):
 def test_openvino_and_ncnn_fast_paths_agree_with_the_full_path():
     a, col = values((4, 3), "float32"), values((4, 1), "float32")
     ints = values((4, 3), "int32")
-    calls = [(bcast.openvino.run, op, x, y) for op in ("Add", "Divide", "Maximum", "Less", "SquaredDifference",
+    calls = [(bcast.frameworks.openvino.ops.run, op, x, y) for op in ("Add", "Divide", "Maximum", "Less", "SquaredDifference",
                                                        "FloorMod", "LogicalXor")
              for x, y in [(a, col), (col, a), (ints, ints[0]), (a > 0, col > 0)]]
-    calls += [(bcast.ncnn.run, op, x, y) for op in ("ADD", "RSUB", "MAX", "REMAINDER", 3) for x, y in
+    calls += [(bcast.frameworks.ncnn.ops.run, op, x, y) for op in ("ADD", "RSUB", "MAX", "REMAINDER", 3) for x, y in
               [(a, col), (a, a[0]), (a[None], col)]]
     want = []
     for run, op, x, y in calls:  # the full path: a result, or an error
@@ -486,8 +486,8 @@ def test_openvino_and_ncnn_fast_paths_agree_with_the_full_path():
     zero = np.zeros(3, np.int32)
     for _ in range(2):  # a value check of the kernel still runs on the fast path
         with pytest.raises(InputError, match="zero"):
-            bcast.openvino.run("Divide", ints, zero)
+            bcast.frameworks.openvino.ops.run("Divide", ints, zero)
     with pytest.raises(InputError, match="unknown op"):
-        bcast.openvino.run(["Add"], a, a)
+        bcast.frameworks.openvino.ops.run(["Add"], a, a)
     with pytest.raises(InputError, match="op_type"):
-        bcast.ncnn.run(["ADD"], a, a)
+        bcast.frameworks.ncnn.ops.run(["ADD"], a, a)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bcast
-from bcast import _recycle, parallel
+from bcast.run import _recycle, parallel
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(bcast.__file__)))  # the bcast under test
 
@@ -67,7 +67,7 @@ def test_errstate_callback_that_calls_bcast(threads, n):
     pool thread too); a large op there runs inline: the right values, and no deadlock."""
     script = f"""
         import numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads({n})
         parallel.MIN_ELEMENTS = 1 << 16
         x = np.arange(np.prod({BIG}), dtype=np.float32).reshape({BIG}) % 7
@@ -90,7 +90,7 @@ def test_large_op_inside_a_pool_task_runs_inline():
     """Item 5: a kernel run by a pool thread that itself starts a large op: no deadlock."""
     script = """
         import threading, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads(2)
         parallel.MIN_ELEMENTS = 1 << 16
         x, y = np.ones((512, 1024), np.float32), np.ones(1024, np.float32)
@@ -117,7 +117,7 @@ def test_fork_after_the_pool_started():
     """Item 4: after os.fork(), the child's large ops run (the child starts with a pool of its own)."""
     script = """
         import os, sys, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads(2)
         parallel.MIN_ELEMENTS = 1 << 16
         x, s = np.ones((8, 64, 32, 32), np.float32), np.ones((64, 1, 1), np.float32)
@@ -138,7 +138,7 @@ def test_multiprocessing_fork_after_the_pool_started():
     """Item 4: multiprocessing's fork start method (Linux's default before Python 3.14)."""
     script = """
         import multiprocessing as mp, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
 
         def job(k):
             x = np.full((8, 64, 32, 32), k, np.float32)
@@ -212,7 +212,7 @@ def test_large_op_in_an_atexit_handler():
     """Item 6: at interpreter exit the pool takes no more work: the op runs in the calling thread."""
     script = """
         import atexit, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads(2)
         parallel.MIN_ELEMENTS = 1 << 16
         x, s = np.ones((8, 64, 32, 32), np.float32), np.ones((64, 1, 1), np.float32)
@@ -264,7 +264,7 @@ def test_ctrl_c_in_a_subprocess():
     """Item 7 with a real SIGINT: the process's out= is unchanged after the KeyboardInterrupt."""
     script = """
         import os, signal, threading, time, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads(4)
         parallel.MIN_ELEMENTS = 8
 
@@ -390,7 +390,7 @@ def test_ctrl_c_while_the_pool_starts_a_thread_does_not_hang_the_exit():
     # wakes that thread and the interpreter joins it for ever.  Here start() raises at that point.
     script = """
         import threading, numpy as np, bcast
-        from bcast import parallel
+        from bcast.run import parallel
         parallel.set_threads(2)
         start, raised = threading.Thread.start, []
 

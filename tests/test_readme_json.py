@@ -142,7 +142,7 @@ def test_conformance_json_keys(monkeypatch):
 
 
 def test_deviations_check_json_keys(monkeypatch):
-    from bcast import proofs
+    from bcast.conformance import drift as proofs
 
     monkeypatch.setattr(proofs, "check", lambda ids=None, _check=proofs.check: _check(["ncnn-garbage"]))
     real = run(["deviations", "--check", "--json"])

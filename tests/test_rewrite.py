@@ -1,5 +1,5 @@
 """bcast rewrite (the onnx2ncnn, ncnn and openvino rewrites have their own tests: test_onnx2ncnn.py,
-test_lint_graphs.py, test_convert_corpus.py): legacy opset-6 broadcast/axis models upgraded and run in onnxruntime against bcast.onnx.run
+test_lint_graphs.py, test_convert_corpus.py): legacy opset-6 broadcast/axis models upgraded and run in onnxruntime against bcast.frameworks.onnx.ops.run
 of the legacy op; the file rules (never the input, never an existing file, atomic)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from onnx_models import model, onnx, run_ort, saved  # noqa: F401 - saved: a fixture
 
 import bcast
-from bcast import onnx as bonnx
-from bcast.errors import InputError
-from bcast.linter import lint
-from bcast.rewriter import rewrite
+from bcast.frameworks.onnx import ops as bonnx
+from bcast.core.errors import InputError
+from bcast.models.lint import lint
+from bcast.models.rewrite import rewrite
 
 pytest.importorskip("onnxruntime")
 

@@ -20,9 +20,9 @@ from onnx_models import model, saved  # noqa: F401 - saved: a fixture
 onnx = pytest.importorskip("onnx")
 
 import bcast  # noqa: E402
-from bcast import models  # noqa: E402
+from bcast.models import onnx_model as models  # noqa: E402
 from bcast.cli import main  # noqa: E402
-from bcast.errors import InputError  # noqa: E402
+from bcast.core.errors import InputError  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 

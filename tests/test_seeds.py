@@ -1,9 +1,9 @@
-"""Every example and counter-example of the seed documents (the table in bcast.seeds)."""
+"""Every example and counter-example of the seed documents (the table in bcast.testing.seeds)."""
 
 import pytest
 
 import bcast
-from bcast.seeds import NCNN, ONNX, OPENVINO
+from bcast.testing.seeds import NCNN, ONNX, OPENVINO
 
 
 def _id(source, rule, shapes, attrs, expected):

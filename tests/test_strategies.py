@@ -1,4 +1,4 @@
-"""bcast.strategies: every case drawn is what it claims, every rule's features are drawn,
+"""bcast.testing.strategies: every case drawn is what it claims, every rule's features are drawn,
 failures shrink to small shapes, bad arguments are refused clearly."""
 
 import subprocess
@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis.errors import InvalidArgument
 
 import bcast
-from bcast.strategies import broadcastable, examples, not_broadcastable
+from bcast.testing.strategies import broadcastable, examples, not_broadcastable
 
 RULES = list(bcast.RULES)
 FAST = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -258,6 +258,6 @@ def test_no_way_of_refusing(rule, kw):
 
 
 def test_without_hypothesis_the_import_error_names_the_extra():
-    code = "import sys; sys.modules['hypothesis'] = None\ntry:\n import bcast.strategies\nexcept ImportError as e:\n print(e)"
+    code = "import sys; sys.modules['hypothesis'] = None\ntry:\n import bcast.testing.strategies\nexcept ImportError as e:\n print(e)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "pip install 'bcast[hypothesis]'" in r.stdout, r.stderr

@@ -1,4 +1,4 @@
-"""bcast.testing.assert_broadcast / assert_plans_equal, and the pytest plugin."""
+"""bcast.testing.assertions.assert_broadcast / assert_plans_equal, and the pytest plugin."""
 
 import subprocess
 import sys
@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import bcast
-from bcast.testing import assert_broadcast, assert_plans_equal, plan_differences
+from bcast.testing.assertions import assert_broadcast, assert_plans_equal, plan_differences
 
 pytest_plugins = ["pytester"]
 
@@ -94,7 +94,7 @@ def test_other_values_keep_pytest_report():
 def test_pytest_plugin_explains_failed_plan_comparisons(pytester, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # the same whether or not the entry point is installed
     pytester.makepyfile(PLUGIN_TEST)
-    result = pytester.runpytest("-p", "bcast.pytest_plugin", "-p", "no:cacheprovider", "-vv")
+    result = pytester.runpytest("-p", "bcast.testing.pytest_plugin", "-p", "no:cacheprovider", "-vv")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
         "*Plans differ:",
@@ -112,10 +112,10 @@ def test_the_entry_point_is_declared():
     from pathlib import Path
 
     meta = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
-    assert meta["project"]["entry-points"]["pytest11"] == {"bcast": "bcast.pytest_plugin"}
+    assert meta["project"]["entry-points"]["pytest11"] == {"bcast": "bcast.testing.pytest_plugin"}
 
 
 def test_the_plugin_loads_nothing_heavy():
-    code = "import sys, bcast.pytest_plugin; print([m for m in ('numpy', 'hypothesis') if m in sys.modules])"
+    code = "import sys, bcast.testing.pytest_plugin; print([m for m in ('numpy', 'hypothesis') if m in sys.modules])"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "[]", r.stderr

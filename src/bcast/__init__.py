@@ -9,52 +9,51 @@ numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
 
 from typing import TYPE_CHECKING
 
-from .comparison import compare
-from .errors import BroadcastError, InputError
-from .plan import Plan
+from .views.comparison import compare
+from .core.errors import BroadcastError, InputError
+from .core.plan import Plan
 from .rules import RULES, infer, result_shape, rule_names
-from .shapes import as_shape, format_shape, parse_shape
+from .core.shapes import as_shape, format_shape, parse_shape
 
 __version__ = "0.1.0"
 
 # Running ops needs numpy; the shape API does not.  These load on first use (``dir(bcast)``
 # lists them, and type checkers read them from the block below).
 _LAZY = {
-    "apply": "execute",
-    "broadcast_arrays": "execute",
-    "memory_budget": "execute",
-    "memory_budget_set": "execute",
-    "set_memory_budget": "execute",
-    "MemoryBudgetError": "execute",
-    "translate": "translation",
-    "TranslationError": "translation",
-    "threads": "parallel",
-    "set_threads": "parallel",
+    "apply": "run.execute",
+    "broadcast_arrays": "run.execute",
+    "memory_budget": "run.execute",
+    "memory_budget_set": "run.execute",
+    "set_memory_budget": "run.execute",
+    "MemoryBudgetError": "run.execute",
+    "translate": "translation.search",
+    "TranslationError": "translation.search",
+    "threads": "run.parallel",
+    "set_threads": "run.parallel",
 }
-_SUBMODULES = ("execute", "onnx", "openvino", "ncnn", "oracles", "translation", "parallel")
+_SUBMODULES = ("onnx", "openvino", "ncnn", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import execute, ncnn, onnx, openvino, oracles, parallel, translation
-    from .execute import (MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set,
-                          set_memory_budget)
-    from .linter import Finding
-    from .parallel import set_threads, threads
-    from .rewriter import Rewrite
-    from .translation import TranslationError, translate
+    from . import ncnn, onnx, openvino, translation
+    from .run.execute import MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set, set_memory_budget
+    from .models.lint import Finding
+    from .run.parallel import set_threads, threads
+    from .models.rewrite import Rewrite
+    from .translation.search import TranslationError, translate
 
 
 def lint(model, target: str = "onnx") -> "list[Finding]":
-    """Check every broadcasting node of an ONNX model for ``target``: :func:`bcast.linter.lint`
+    """Check every broadcasting node of an ONNX model for ``target``: :func:`bcast.models.lint.lint`
     (needs the onnx package, loaded on the first call: ``pip install 'bcast[onnx]'``)."""
-    from .linter import lint as _lint
+    from .models.lint import lint as _lint
 
     return _lint(model, target)
 
 
 def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":
     """Rewrite an ONNX model so that ``target`` computes every broadcast as its spec says:
-    :func:`bcast.rewriter.rewrite` (needs the onnx package: ``pip install 'bcast[onnx]'``)."""
-    from .rewriter import rewrite as _rewrite
+    :func:`bcast.models.rewrite.rewrite` (needs the onnx package: ``pip install 'bcast[onnx]'``)."""
+    from .models.rewrite import rewrite as _rewrite
 
     return _rewrite(model, target, out, force=force)
 

@@ -22,14 +22,14 @@ import sys
 import threading
 
 from . import __version__
-from ._format import format_shape
-from .deviations import DEVIATIONS, findings_for
-from .errors import BroadcastError, InputError
-from .explain import explain_error, explain_plan
-from .comparison import compare
-from .dims import json_shape
+from .core._format import format_shape
+from .frameworks.deviations import DEVIATIONS, findings_for
+from .core.errors import BroadcastError, InputError
+from .views.explain import explain_error, explain_plan
+from .views.comparison import compare
+from .core.dims import json_shape
 from .rules import POLICIES, RULES, get_rule, infer
-from .shapes import SHAPE_SYNTAX, parse_shape
+from .core.shapes import SHAPE_SYNTAX, parse_shape
 
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
 _RECORDS = {d.id: d for d in DEVIATIONS}
@@ -108,7 +108,7 @@ exit status: 0 written, nothing left (but "values" findings); 1 findings left (w
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
 """
 
-#: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.linter.TARGETS, bcast.rewriter.TARGETS: those
+#: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.models.lint.TARGETS, bcast.models.rewrite.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
 LINT_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
@@ -415,7 +415,7 @@ def _cmd_shape_or_explain(args, out) -> int:
 
 
 def _cmd_translate(args, out) -> int:
-    from .translation import TranslationError, translate
+    from .translation.search import TranslationError, translate
 
     shapes = [parse_shape(s) for s in args.shapes]
     try:
@@ -477,7 +477,7 @@ def _cmd_compare(args, out) -> int:
                 why = why[len("n/a: "):]
             print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
         if any(row["rule"] == "ncnn" and row["ok"] is not None for row in data["rules"]):
-            from .explain import NCNN_PATH
+            from .views.explain import NCNN_PATH
 
             print(f"\nncnn: {NCNN_PATH}", file=out)
         if data["deviations"]:
@@ -489,12 +489,12 @@ def _cmd_compare(args, out) -> int:
 
 
 def _cmd_conformance(args, out) -> int:
-    from ._require import require
+    from .core._require import require
 
     if args.cases:  # --cases 0, the seed examples only, draws nothing
         require("hypothesis", "bcast conformance (its random cases; --cases 0 runs without)")
-    from . import conformance
-    from .conformance_html import check_html_path, write_html
+    from .conformance import matrix as conformance
+    from .conformance.html import check_html_path, write_html
 
     def names(text, flag):
         if text is None:
@@ -554,7 +554,7 @@ def _cmd_deviations(args, out) -> int:
 
 
 def _cmd_deviations_check(args, out) -> int:
-    from . import proofs
+    from .conformance import drift as proofs
 
     verdicts = proofs.check()
     code = proofs.exit_status(verdicts)
@@ -570,7 +570,7 @@ def _count(n: int, word: str) -> str:
 
 
 def _cmd_lint(args, out) -> int:
-    from .linter import format_finding, lint_report
+    from .models.lint import format_finding, lint_report
 
     report = lint_report(args.model, args.target)
     if args.json:
@@ -587,8 +587,8 @@ def _cmd_lint(args, out) -> int:
 def _cmd_rewrite(args, out) -> int:
     if args.output == "-":  # was: a file named "-" in the current folder
         raise InputError("-o -: the model goes to a file (stdout has the report): name it, e.g. -o out.onnx")
-    from .linter import format_finding
-    from .rewriter import rewrite
+    from .models.lint import format_finding
+    from .models.rewrite import rewrite
 
     result = rewrite(args.model, args.target, args.output, force=args.force)
     if args.json:
@@ -603,7 +603,7 @@ def _cmd_rewrite(args, out) -> int:
             print(f"\n{_count(len(result.findings), 'finding')} left:", file=out)
         for f in result.findings:
             print(f"\n{format_finding(f)}", file=out)
-    from .lint_findings import blocking
+    from .models.findings import blocking
 
     return EXIT_NOT_BROADCASTABLE if blocking(result.findings) or not result.out else EXIT_OK
 

@@ -1,16 +1,16 @@
 """The rules, one module each, registered by public name (DESIGN.md).
 
 :func:`infer` is the one entry point: it checks the shapes and attributes,
-runs the rule, and returns a :class:`~bcast.plan.Plan` or raises a
-:class:`~bcast.errors.BroadcastError`.
+runs the rule, and returns a :class:`~bcast.core.plan.Plan` or raises a
+:class:`~bcast.core.errors.BroadcastError`.
 """
 
 from __future__ import annotations
 
-from .._format import brief
-from ..dims import MAX_DIM
-from ..errors import BroadcastError, InputError
-from ..plan import Plan
+from ..core._format import brief
+from ..core.dims import MAX_DIM
+from ..core.errors import BroadcastError, InputError
+from ..core.plan import Plan
 from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
 from ._cache import PLANS, plan_key
 
@@ -68,7 +68,7 @@ def infer(*shapes, rule: str = "numpy", names=None, policy: str = "permissive", 
     >>> infer("N,3", "M,1", policy="strict")
     Traceback (most recent call last):
     ...
-    bcast.errors.BroadcastError: numpy: cannot broadcast A (N,3) with B (M,1); policy strict: not provable from the shapes alone, it needs N == M or N == 1 or M == 1
+    bcast.core.errors.BroadcastError: numpy: cannot broadcast A (N,3) with B (M,1); policy strict: not provable from the shapes alone, it needs N == M or N == 1 or M == 1
     """
     key = plan_key(rule, shapes, names, policy, attrs)
     plan = PLANS.get(key) if key is not None else None

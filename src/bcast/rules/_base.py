@@ -12,7 +12,7 @@ of two merges:
 Both report the rightmost failing output axis as a :class:`BroadcastError`
 whose fields name the two operands, their axes and dims.  Where dims are not
 static (symbols, ``?``, intervals) both also record on ``ctx.constraints``
-what the broadcast needs of the sizes (:mod:`bcast.dims`); a column of static
+what the broadcast needs of the sizes (:mod:`bcast.core.dims`); a column of static
 dims costs nothing more.
 """
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .._format import brief
-from ..dims import Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
-from ..errors import BroadcastError, InputError
-from ..plan import Plan
-from ..shapes import as_shape
+from ..core._format import brief
+from ..core.dims import Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
+from ..core.errors import BroadcastError, InputError
+from ..core.plan import Plan
+from ..core.shapes import as_shape
 
 __all__ = ["Attr", "Rule", "Ctx", "RULES", "register", "get_rule", "merge_all", "fit_into"]
 

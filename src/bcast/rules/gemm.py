@@ -13,7 +13,7 @@ optional since Gemm-11.  The output is (M, N).
 
 from __future__ import annotations
 
-from ..dims import equal_constraint
+from ..core.dims import equal_constraint
 from ._base import Attr, Ctx, fit_into, register, right_aligned
 
 TRANS_A = Attr("transA", "bool", False, "A is (K, M) and is transposed")

@@ -30,9 +30,9 @@ it depends on the sizes.  Constraints name axes in numpy order.
 
 from __future__ import annotations
 
-from .._format import format_shape
-from ..dims import UNKNOWN, equals, is_static, value_constraint
-from ..errors import InputError
+from ..core._format import format_shape
+from ..core.dims import UNKNOWN, equals, is_static, value_constraint
+from ..core.errors import InputError
 from ._base import Attr, Ctx, merge_all, register
 
 ORDER = Attr("ncnn_order", "bool", False, "shapes are written in ncnn's [w,h,d,c] order")

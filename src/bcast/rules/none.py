@@ -15,7 +15,7 @@ common range, as OpenVINO's ``Dimension::merge``: ``?`` and 2 give 2.
 
 from __future__ import annotations
 
-from ..dims import equal_constraint, meet
+from ..core.dims import equal_constraint, meet
 from ._base import Ctx, register, right_aligned
 
 REASON = "all shapes must be equal (no broadcasting)"

@@ -11,7 +11,7 @@ the other size (0 included: 0 with 1 is 0, 0 with 5 does not broadcast).
 >>> result_shape((2, 3), (4,))
 Traceback (most recent call last):
 ...
-bcast.errors.BroadcastError: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; dims must be equal or one of them 1
+bcast.core.errors.BroadcastError: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; dims must be equal or one of them 1
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ test, B's leading and trailing 1s) is an ``undecidable`` error.
 
 from __future__ import annotations
 
-from ..dims import equal_constraint, is_one, is_static, maybe_one, meet
+from ..core.dims import equal_constraint, is_one, is_static, maybe_one, meet
 from ._base import Attr, Ctx, register, right_aligned
 
 BROADCAST = Attr("broadcast", "int", 0, "1 enables broadcasting B to A (ONNX default 0)", choices=(0, 1))

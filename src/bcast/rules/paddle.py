@@ -24,8 +24,8 @@ axis -1 or 0, as unequal shapes do.
 
 from __future__ import annotations
 
-from .._format import format_shape
-from ..dims import maybe_one, same, value_constraint
+from ..core._format import format_shape
+from ..core.dims import maybe_one, same, value_constraint
 from ._base import Attr, Ctx, merge_all, register
 
 AXIS = Attr("axis", "int", -1, "where the lower-rank input starts in the other; -1 = right-aligned")

@@ -29,8 +29,8 @@ into A" only between two static dims) bcast keeps to the spec: with A's dim
 
 from __future__ import annotations
 
-from .._format import format_shape
-from ..dims import maybe_one, value_constraint
+from ..core._format import format_shape
+from ..core.dims import maybe_one, value_constraint
 from ._base import Attr, Ctx, fit_into, register
 
 AXIS = Attr("axis", "int", -1, "start axis of B in A; -1 = rank(A) - rank(B)")

@@ -18,7 +18,7 @@ may not be equal (``N`` and ``3``), the alignment depends on the sizes: an
 
 from __future__ import annotations
 
-from ..dims import equals
+from ..core.dims import equals
 from .unidirectional import into
 from ._base import Ctx, register
 

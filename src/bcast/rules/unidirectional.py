@@ -11,7 +11,7 @@ equal A's or be 1.  The output is A's shape.
 >>> result_shape((2, 1), (2, 3), rule="unidirectional")
 Traceback (most recent call last):
 ...
-bcast.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with B (2,3): axis -1 (A axis 1, B axis 1): 1 vs 3; B's dim must equal A's or be 1 (B is broadcast to A, never A to B)
+bcast.core.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with B (2,3): axis -1 (A axis 1, B axis 1): 1 vs 3; B's dim must equal A's or be 1 (B is broadcast to A, never A to B)
 """
 
 from __future__ import annotations

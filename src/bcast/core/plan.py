@@ -1,0 +1,146 @@
+"""The Plan: what a rule decided, and everything downstream reads.
+
+A Plan is a frozen value: the output shape and, for every input, the output
+axis each of its axes lands on (its *axis map*) and which of its axes are
+stretched (a dim of 1 repeated to a different output size).  Running an op is
+then mechanical: reshape each input by its axis map (:meth:`Plan.aligned_shape`),
+take a stride-0 view of the output shape, apply the op.
+
+With dims that are not static (symbols, ``?``, intervals) a plan also holds
+the *constraints* the broadcast needs of the sizes the shapes leave open
+(:class:`~bcast.core.dims.Constraint`): with them it holds for any sizes.
+
+>>> from bcast import infer
+>>> [str(c) for c in infer("N,3", "5,1").constraints]
+['N ∈ {1, 5}']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ._format import format_shape
+from .dims import is_one, json_shape
+
+__all__ = ["Plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The result of a rule.  All shapes are in numpy order.
+
+    Attributes
+    ----------
+    rule : str
+        The public name of the rule that made the plan.
+    inputs : tuple of shapes
+        The input shapes, as given (numpy order; ncnn order is converted).
+    shape : tuple of int
+        The output shape.
+    names : tuple of str
+        The name of every input (``A``, ``B``; ``data``, ``target``...).
+    axis_maps : tuple of tuples
+        ``axis_maps[i][k]`` is the output axis that axis ``k`` of input ``i``
+        lands on, or ``None`` for an axis that lands on none: a size-1 axis
+        the rule drops (PDPD's and Paddle's trailing 1s) or an axis Gemm
+        contracts.  Mapped axes are strictly increasing.
+    stretched : tuple of tuples
+        For every input, its axes whose dim (1) is stretched to another size.
+    attrs : tuple of (name, value) pairs
+        The attributes the rule used, normalized (e.g. PDPD's resolved axis).
+    constraints : tuple of Constraint
+        What the broadcast needs of dims the shapes leave open (``N ∈ {1, 5}``);
+        empty when it holds whatever their sizes, always so for static shapes.
+    """
+
+    rule: str
+    inputs: tuple
+    shape: tuple
+    names: tuple
+    axis_maps: tuple
+    stretched: tuple
+    attrs: tuple = ()
+    constraints: tuple = ()
+
+    @classmethod
+    def build(cls, rule: str, inputs, shape, names, axis_maps, attrs=(), constraints=()) -> "Plan":
+        """Make a plan, deriving ``stretched`` from the maps (the one constructor rules use).
+
+        A dim is stretched when it is 1 and its output dim is not (definitely)."""
+        shape = tuple(shape)
+        stretched = tuple(
+            tuple(k for k, ax in enumerate(m) if ax is not None and is_one(inp[k]) and not is_one(shape[ax]))
+            for inp, m in zip(inputs, axis_maps)
+        )
+        return cls(
+            rule,
+            tuple(inputs),
+            shape,
+            tuple(names),
+            tuple(tuple(m) for m in axis_maps),
+            stretched,
+            tuple(attrs),
+            tuple(constraints),
+        )
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """The value of one attribute the rule used."""
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return default
+
+    def aligned_shape(self, i: int) -> tuple:
+        """Input ``i`` reshaped to the output's rank: its dims at their mapped
+        axes, 1 elsewhere.  ``np.broadcast_to(x.reshape(plan.aligned_shape(i)),
+        plan.shape)`` is the zero-copy view of input ``i``."""
+        out = [1] * len(self.shape)
+        for k, ax in enumerate(self.axis_maps[i]):
+            if ax is not None:
+                out[ax] = self.inputs[i][k]
+        return tuple(out)
+
+    def new_axes(self, i: int) -> tuple:
+        """Output axes that input ``i`` has no axis on (it is repeated along them)."""
+        mapped = {ax for ax in self.axis_maps[i] if ax is not None}
+        return tuple(ax for ax in range(len(self.shape)) if ax not in mapped)
+
+    def explain(self, *, deviations: bool = True) -> str:
+        """The aligned table, the verdict, and the runtime deviations that apply."""
+        from ..views.explain import explain_plan
+
+        return explain_plan(self, deviations=deviations)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the ``--json`` of ``bcast shape``, plus the axis maps)."""
+        d: dict[str, Any] = {
+            "rule": self.rule,
+            "attrs": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.attrs},
+            "inputs": [json_shape(s) for s in self.inputs],
+            "names": list(self.names),
+            "ok": True,
+            "shape": json_shape(self.shape),
+            "axis_maps": [list(m) for m in self.axis_maps],
+            "stretched": [list(s) for s in self.stretched],
+            "constraints": [str(c) for c in self.constraints],
+            "error": None,
+        }
+        if self.attr("ncnn_order"):
+            d["ncnn"] = {
+                "inputs": [json_shape(s[::-1]) for s in self.inputs],
+                "shape": json_shape(self.shape[::-1]),
+            }
+        return d
+
+    def __str__(self) -> str:
+        ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(self.names, self.inputs)) or "no input"
+        text = f"{self.rule}: {ins} -> {format_shape(self.shape)}"
+        if self.constraints:
+            text += " if " + "; ".join(str(c) for c in self.constraints)
+        return text
+

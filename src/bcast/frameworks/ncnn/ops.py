@@ -1,0 +1,427 @@
+"""ncnn's BinaryOp on numpy arrays: op types 0-18, ncnn's broadcasting, float32.
+
+``run(op_type, a, b)`` computes what one ncnn ``BinaryOp`` layer computes:
+the inputs are aligned by the ``ncnn`` rule (:mod:`bcast.rules.ncnn`: a
+lower-rank blob lands on the *leading* axes, a 1-D blob on the first axis it
+matches, with ncnn's tie rule), viewed at the output shape with stride 0 (never
+copied), then the op runs element-wise.  Pairs ncnn cannot do -- where the
+wheel returns 0 and an output of garbage -- are refused with the rule's
+:class:`~bcast.BroadcastError`.
+
+:data:`OPS` is the one table of op types, numbered as ncnn numbers them
+(src/layer/binaryop.h).  Each kernel is ncnn's reference functor
+(src/layer/binaryop.cpp) evaluated in IEEE float32: ``DIV`` is ``x / y``,
+``MAX`` is ``std::max(x, y)`` (so ``MAX(x, NaN)`` is ``x``), ``POW`` is
+``powf``, ``REMAINDER`` is C's ``remainderf`` (round-to-nearest: ``5 rem 3``
+is ``-1``, not Python's ``2``), ``FLOOR_DIVIDE`` is ``floorf(x / y)``,
+``LOGADDEXP`` is ``max + log1pf(expf(min - max))``.  The R-ops swap their
+operands: ``RSUB`` is ``b - a``.
+
+On finite inputs the PyPI wheel (x86, built with ``-ffast-math``) agrees
+bit for bit, or within :attr:`Op.ulps` for the ops its vector bodies
+approximate, except where those vector bodies leave the functor (deviation
+``ncnn-fast-math``): a zero divisor gives NaN (not +-inf), POW of a base <= 0
+gives garbage, ATAN2(-0, x<0) gives +pi, FMOD / REMAINDER / FLOOR_DIVIDE are
+off by one divisor (by 1) when x/y is within a few ulps of an integer (a tie,
+for REMAINDER), and MIN's scalar path returns its second operand on -0/+0 and
+NaN.  Non-finite inputs fare likewise.  bcast computes the functor, which is
+what the wheel's other path computes.
+
+Arrays are numpy arrays in numpy order, as ``ncnn.Mat(ndarray)`` reads them:
+a (c, h, w) array is the blob [w, h, c].  ``ncnn_order=True`` does not reorder
+the arrays; it makes errors name shapes and axes as ncnn does ([w,h,d,c]).
+
+>>> import numpy as np
+>>> a = np.arange(6, dtype=np.float32).reshape(3, 2)
+>>> run("ADD", a, np.array([100, 200, 300], np.float32))  # B on A's first axis
+array([[100., 101.],
+       [202., 203.],
+       [304., 305.]], dtype=float32)
+>>> run(17, np.float32([5, -5]), np.float32([3, 3]))  # REMAINDER
+array([-1.,  1.], dtype=float32)
+>>> run("RSUB", a[:1], with_scalar=True, scalar=10)
+array([[10.,  9.]], dtype=float32)
+>>> run("ADD", np.ones((2, 3, 4), np.float32), np.ones((3, 4), np.float32))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+    ...
+bcast.core.errors.BroadcastError: ncnn: cannot broadcast A (2,3,4) with B (3,4): ... garbage of shape (3,4,4)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ...run import _fast
+from ...core._format import brief, format_shape
+from ...core.errors import InputError
+from ...run.execute import MemoryBudgetError, run_plan
+from ...run.parallel import elementwise
+from ...core.plan import Plan
+from ...rules import infer
+from ...rules._cache import PlanCache
+
+__all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
+
+#: ncnn blobs have rank 1 to 4: [w], [w,h], [w,h,c], [w,h,d,c].
+MAX_RANK = 4
+#: Elements per block for the kernels made of several numpy steps (their scratch stays this small).
+BLOCK = 1 << 16
+
+
+# --------------------------------------------------------------------------- the kernels
+# Each is ncnn's functor f(x, y) of src/layer/binaryop.cpp, in IEEE float32:
+# kernel(x, y, out) writes f(x, y) into out (all three of the output's shape).
+
+
+def _std_max(x, y):  # std::max(x, y) = (x < y) ? y : x: a NaN y gives x
+    return np.where(np.less(x, y), y, x)
+
+
+def _std_min(x, y):  # std::min(x, y) = (y < x) ? y : x: a NaN y gives x
+    return np.where(np.less(y, x), y, x)
+
+
+def _max(x, y, out):
+    out[...] = _std_max(x, y)
+
+
+def _min(x, y, out):
+    out[...] = _std_min(x, y)
+
+
+def _floor_divide(x, y, out):  # floorf(x / y)
+    np.divide(x, y, out=out)
+    np.floor(out, out=out)
+
+
+def _remainder(x, y, out):
+    """C's remainderf: x - n*y with n = x/y rounded to nearest, ties to even; exact.
+
+    fmod(x, 2|y|) is exact and keeps n's parity; one correction brings it into
+    [-|y|/2, |y|/2].  float64 holds every step exactly."""
+    x64 = x.astype(np.float64)
+    y64 = np.abs(y.astype(np.float64))
+    r = np.fmod(x64, 2 * y64)
+    size, sign = np.abs(r), np.sign(r)
+    r -= sign * np.where(size >= 1.5 * y64, 2 * y64, np.where(size > 0.5 * y64, y64, 0.0))
+    out[...] = np.copysign(r, np.where(r == 0, x64, r))  # a zero result has x's sign
+
+
+def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
+    hi, lo = _std_max(x, y), _std_min(x, y)
+    out[...] = hi + np.log1p(np.exp(lo - hi))
+
+
+def _blocked(kernel: Callable) -> Callable:
+    """``kernel`` run block by block, so its temporaries never exceed BLOCK elements."""
+
+    def run_blocks(x, y, out):
+        it = np.nditer(
+            [x, y, out],
+            flags=["external_loop", "buffered", "zerosize_ok"],
+            op_flags=[["readonly"], ["readonly"], ["writeonly"]],
+            buffersize=BLOCK,
+        )
+        with it:
+            for xb, yb, ob in it:
+                kernel(xb, yb, ob)
+
+    run_blocks.__name__ = kernel.__name__
+    return run_blocks
+
+
+@dataclass(frozen=True)
+class Op:
+    """One BinaryOp op type.
+
+    ``kernel(x, y, out)`` computes ncnn's functor for the op (before any
+    swap); ``swap`` is set for the R-ops, which apply it to ``(b, a)``.
+
+    ``ulps`` is how far, in float32 units in the last place, the x86 wheel's
+    result may be from the functor's on finite inputs (0: bit-exact), counted
+    at the magnitude of the result, or with ``ulps_at="operands"`` at the
+    largest of |a|, |b| and |result| (LOGADDEXP's ``max + log1p(...)`` cancels
+    near 0, in the functor and in the wheel alike).  For POW and RPOW it holds
+    for |exponent * ln(base)| <= 4: the wheel's ``pow_ps`` is
+    ``exp(y * log(x))``, whose error grows by about one ulp per unit of it.
+    """
+
+    code: int
+    name: str
+    kernel: Callable
+    swap: bool = False
+    ulps: int = 0
+    ulps_at: str = "result"
+
+    def __call__(self, a, b, out):
+        x, y = (b, a) if self.swap else (a, b)
+        return self.kernel(x, y, out)
+
+
+def _ufunc(f) -> Callable:
+    def kernel(x, y, out):
+        f(x, y, out=out)
+
+    kernel.__name__ = f.__name__
+    kernel.ufunc = f  # float32 in, float32 out: the small-op fast path calls it as it is
+    return kernel
+
+
+_ADD, _SUB, _MUL, _DIV = _ufunc(np.add), _ufunc(np.subtract), _ufunc(np.multiply), _ufunc(np.divide)
+_POW, _ATAN2, _FMOD = _ufunc(np.power), _ufunc(np.arctan2), _ufunc(np.fmod)
+_MAX, _MIN, _LOGADDEXP = _blocked(_max), _blocked(_min), _blocked(_logaddexp)
+_FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
+
+# The wheel's vector bodies: DIV by a reciprocal estimate and one Newton step
+# (measured up to 3 ulp), pow_ps/atan2_ps/logaddexp_ps approximations.
+#: Every op type, at its ncnn number.  The only place that knows op names.
+OPS = (
+    Op(0, "ADD", _ADD),
+    Op(1, "SUB", _SUB),
+    Op(2, "MUL", _MUL),
+    Op(3, "DIV", _DIV, ulps=4),
+    Op(4, "MAX", _MAX),
+    Op(5, "MIN", _MIN),
+    Op(6, "POW", _POW, ulps=8),
+    Op(7, "RSUB", _SUB, swap=True),
+    Op(8, "RDIV", _DIV, swap=True, ulps=4),
+    Op(9, "RPOW", _POW, swap=True, ulps=8),
+    Op(10, "ATAN2", _ATAN2, ulps=6),
+    Op(11, "RATAN2", _ATAN2, swap=True, ulps=6),
+    Op(12, "FMOD", _FMOD),
+    Op(13, "RFMOD", _FMOD, swap=True),
+    Op(14, "LOGADDEXP", _LOGADDEXP, ulps=6, ulps_at="operands"),
+    Op(15, "FLOOR_DIVIDE", _FLOOR_DIVIDE),
+    Op(16, "RFLOOR_DIVIDE", _FLOOR_DIVIDE, swap=True),
+    Op(17, "REMAINDER", _REMAINDER),
+    Op(18, "RREMAINDER", _REMAINDER, swap=True),
+)
+_BY_NAME = {o.name: o for o in OPS}
+
+#: The ONNX ops that onnx2ncnn and pnnx turn into one two-blob BinaryOp, with its op type
+#: (``bcast lint --target ncnn`` checks them under the ``ncnn`` rule).
+FROM_ONNX = {"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Pow": "POW"}
+assert set(FROM_ONNX.values()) <= set(_BY_NAME), "FROM_ONNX names ncnn op types"
+assert [o.code for o in OPS] == list(range(len(OPS))), "OPS must be listed at their ncnn numbers"
+assert len(_BY_NAME) == len(OPS), "op names must be unique"
+
+
+def ops() -> tuple:
+    """The op type names, at their ncnn numbers.
+
+    >>> ops()[:4], ops()[17]
+    (('ADD', 'SUB', 'MUL', 'DIV'), 'REMAINDER')
+    """
+    return tuple(o.name for o in OPS)
+
+
+def op(op_type) -> Op:
+    """The :class:`Op` for an op type: ncnn's number (0-18) or its name (any case).
+
+    >>> op(8).name, op("rdiv").code
+    ('RDIV', 8)
+    """
+    if isinstance(op_type, str):
+        found = _BY_NAME.get(op_type.strip().upper())
+        if found is not None:
+            return found
+    elif isinstance(op_type, numbers.Integral) and not isinstance(op_type, bool) and 0 <= op_type < len(OPS):
+        return OPS[int(op_type)]
+    raise InputError(
+        f"ncnn BinaryOp: op_type must be 0-{len(OPS) - 1} or a name ({', '.join(ops())}); got {brief(op_type)}"
+    )
+
+
+# --------------------------------------------------------------------------- checking and running
+
+
+def _check_blob(o: Op, name: str, x) -> None:
+    where = f"ncnn BinaryOp {o.name}: input {name}"
+    if not isinstance(x, np.ndarray):
+        raise InputError(f"{where} must be a numpy float32 array (an ncnn blob); got {type(x).__name__} {brief(x)}")
+    if x.dtype != np.float32:
+        raise InputError(
+            f"{where} must be float32 (ncnn computes in fp32); got {x.dtype}: convert it with .astype(np.float32)"
+        )
+    if not 1 <= x.ndim <= MAX_RANK:
+        hint = "; a scalar B is the with_scalar=True form" if x.ndim == 0 else ""
+        raise InputError(
+            f"{where} must have rank 1 to {MAX_RANK} (an ncnn blob: [w], [w,h], [w,h,c], [w,h,d,c]); "
+            f"got shape {format_shape(x.shape)}{hint}"
+        )
+
+
+def _check_scalar(o: Op, scalar) -> np.float32:
+    """The scalar as ncnn reads param 2 (strtof): rounded to float32, +-inf past its range."""
+    if isinstance(scalar, bool) or not isinstance(scalar, numbers.Real):
+        raise InputError(f"ncnn BinaryOp {o.name}: scalar must be a real number (param 2=b); got {brief(scalar)}")
+    try:
+        value = float(scalar)
+    except OverflowError:  # an int past float64's range
+        value = math.inf if scalar > 0 else -math.inf
+    with np.errstate(over="ignore"):
+        return np.float32(value)
+
+
+def _check_flag(o: Op, name: str, value) -> bool:
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise InputError(f"ncnn BinaryOp {o.name}: {name} must be True or False; got {brief(value)}")
+
+
+def plan(op_type, a_shape, b_shape=(), *, ncnn_order: bool = False) -> Plan:
+    """The Plan of one BinaryOp on blobs of these numpy-order shapes (``b_shape=()``:
+    the with_scalar form).  ``ncnn_order`` only changes how errors write shapes.
+
+    >>> plan("ADD", (4, 3, 2), (4, 3)).aligned_shape(1)
+    (4, 3, 1)
+    """
+    op(op_type)  # checked here too: a plan is for a known op
+    shapes = (tuple(a_shape), tuple(b_shape))
+    if ncnn_order:
+        shapes = tuple(s[::-1] for s in shapes)
+    return infer(*shapes, rule="ncnn", ncnn_order=bool(ncnn_order))
+
+
+def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False, scalar=0.0, out=None):
+    """Compute ncnn's BinaryOp ``op_type`` on float32 arrays, broadcast as ncnn does.
+
+    Parameters
+    ----------
+    op_type : int or str
+        ncnn's op type, 0-18, or its name (:func:`ops`): ``ADD``, ``SUB``,
+        ``MUL``, ``DIV``, ``MAX``, ``MIN``, ``POW``, ``RSUB``, ``RDIV``,
+        ``RPOW``, ``ATAN2``, ``RATAN2``, ``FMOD``, ``RFMOD``, ``LOGADDEXP``,
+        ``FLOOR_DIVIDE``, ``RFLOOR_DIVIDE``, ``REMAINDER``, ``RREMAINDER``.
+    a, b : numpy.ndarray
+        float32 arrays of rank 1 to 4 in numpy order (``ncnn.Mat(a)`` is the
+        blob).  ``b`` is omitted in the with_scalar form.
+    ncnn_order : bool
+        Errors write shapes in ncnn's [w,h,d,c] order and name axes w/h/d/c.
+        The arrays themselves are always in numpy order.
+    with_scalar : bool
+        ncnn's one-input form (param ``1=1``): ``op(a, scalar)`` element-wise.
+    scalar : float
+        The B value of the with_scalar form (param ``2``), rounded to float32.
+    out : numpy.ndarray, optional
+        A writable float32 array of the output shape to write into.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32, of the output shape (``out`` when given).
+
+    Raises
+    ------
+    BroadcastError
+        The pair is not one ncnn's broadcasting rules define (ncnn would
+        silently return garbage), or a blob has a 0-size dim (ncnn crashes).
+    InputError
+        Unknown op type; an input that is not a float32 array of rank 1-4;
+        ``b`` missing, or given with ``with_scalar``; a bad ``out``.
+    MemoryBudgetError
+        The output would exceed the memory budget; nothing was allocated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run("SUB", np.float32([[1, 2], [3, 4]]), np.float32([10, 20]))  # the tie: B on axis 0
+    array([[ -9.,  -8.],
+           [-17., -16.]], dtype=float32)
+    """
+    if with_scalar is False and ncnn_order is False and out is None and type(a) is np.ndarray \
+            and type(b) is np.ndarray:
+        try:  # small ops: a dict lookup
+            fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
+        except TypeError:  # an unhashable op type: the full path says what is wrong
+            fast = False
+        if fast is None:
+            fast = _fast_build(op_type, a, b)
+        if fast:
+            return fast(a, b)
+    o = op(op_type)
+    with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
+    _check_blob(o, "A", a)
+    if with_scalar:
+        if b is not None:
+            raise InputError(f"ncnn BinaryOp {o.name}: with_scalar=True takes one input; B is the scalar= value, "
+                             f"got B {brief(b)}")
+        arrays = [a, np.asarray(_check_scalar(o, scalar))]
+    else:
+        if b is None:
+            raise InputError(f"ncnn BinaryOp {o.name}: two inputs needed (or with_scalar=True and scalar=); got A only")
+        _check_blob(o, "B", b)
+        arrays = [a, b]
+    p = plan(o.code, a.shape, arrays[1].shape, ncnn_order=ncnn_order)
+    try:
+        return run_plan(p, _writer(o), arrays, out=out, dtype=np.float32)
+    except MemoryBudgetError:
+        raise
+    except InputError as e:  # a bad out=
+        raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
+
+
+_FAST = PlanCache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST_GET = _FAST.get
+
+
+def _fast_build(op_type, a, b):
+    """The runner of a small two-blob call (remembered), or False (remembered too; the full
+    path then runs, and raises what is wrong): the kernel on the arrays as they are, when
+    numpy broadcasts them as ncnn does, else run_plan without the checks."""
+    try:
+        o = op(op_type)
+        _check_blob(o, "A", a)
+        _check_blob(o, "B", b)
+        prepared = _fast.prepared(plan(o.code, a.shape, b.shape))
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        prepared = None
+    runner = False
+    if prepared is not None and prepared.small:
+        shape, writer = prepared.plan.shape, _writer(o)
+        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+
+        def native(a, b):
+            result = np.empty(shape, np.float32)
+            token = quiet_set(quiet)
+            try:
+                o(a, b, result)
+            finally:
+                reset(token)
+            return result
+
+        ufunc = getattr(o.kernel, "ufunc", None)
+
+        def natural(a, b):
+            token = quiet_set(quiet)
+            try:
+                return ufunc(b, a) if o.swap else ufunc(a, b)
+            finally:
+                reset(token)
+
+        p = prepared.plan
+        runner = (natural if ufunc is not None else native) if prepared.native else \
+            (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
+    _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
+    return runner
+
+
+def _writer(o: Op) -> Callable:
+    """The callable run_plan applies to the views: allocates the output unless given one."""
+
+    def write(x, y, out=None):
+        if out is None:
+            out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.float32)
+        with np.errstate(all="ignore"):  # inf, NaN: ncnn's values, no warnings
+            o(x, y, out)
+        return out
+
+    write.__name__ = f"ncnn {o.name}"
+    if getattr(o.kernel, "ufunc", None) is not None:  # bcast.run.parallel may run it as a compiled loop
+        write._bcast_ufunc = (o.kernel.ufunc, o.swap)
+    return elementwise(write)

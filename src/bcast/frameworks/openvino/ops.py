@@ -1,0 +1,657 @@
+"""OpenVINO's broadcasting ops on numpy arrays: OpenVINO's rules, element types and values.
+
+:func:`run` computes one OpenVINO op -- the binary element-wise ops with
+``auto_broadcast`` ``"none"``, ``"numpy"`` or ``"pdpd"`` (and ``axis``),
+Select, PRelu and Broadcast-1/3 -- as the op's specification and OpenVINO's
+reference implementation define it:
+
+- **Shapes** follow bcast's rules (``none``, ``numpy``, ``pdpd``,
+  ``openvino-select``, ``openvino-prelu``, ``unidirectional``, ``explicit``,
+  ``bidirectional``, ``openvino-broadcast-pdpd``), which implement the specs;
+  where OpenVINO's own code deviates, :mod:`bcast.frameworks.deviations` says how.
+- **Element types** are OpenVINO's: the inputs of an op share one element
+  type (OpenVINO's ``validate_and_infer_types`` refuses mixed types; Select's
+  cond is boolean, then and else share a type); the output keeps it, except
+  the comparisons and logical ops, whose output is boolean.  Nothing is ever
+  promoted: int8 + int8 is int8 and wraps.
+- **Values** are those of OpenVINO's reference implementation
+  (``src/core/reference``, what ``Model.evaluate`` runs):
+
+  ============  ================================================================
+  Divide        floats: x / y.  Integers: floor division with
+                ``python_division=True`` (the default), else truncation.
+  Power         floats: pow in the element type.  Integers: ``pow`` in double,
+                truncated to the type (``2 ** -1`` is 0, ``(-1) ** -1`` is -1).
+  FloorMod      signed integers and floats: ``x - y * floor(x / y)`` in double,
+                then cast (the sign of y); unsigned: ``x % y``.
+  Mod           integers: C's ``x % y`` (the sign of x); floats:
+                ``x - trunc(x / y) * y`` in the element type.
+  Maximum       ``std::max``: ``y if x < y else x`` (so a NaN in x is kept,
+                a NaN in y is not); Minimum: ``y if y < x else x``.
+  ============  ================================================================
+
+  Integer Divide, FloorMod and Mod by zero are refused (:class:`InputError`):
+  OpenVINO's reference throws "integer division by zero" for Divide, returns
+  garbage for FloorMod and kills the process (SIGFPE) for Mod; its CPU plugin
+  returns garbage for all three.
+
+Inputs are numpy arrays (OpenVINO tensors have explicit element types, so
+Python scalars and lists are refused as data); Broadcast's target_shape and
+axes_mapping are integer sequences.  Broadcast inputs are never copied: each
+input is a stride-0 view (:mod:`bcast.run.execute`), and the output is checked
+against the memory budget before it is allocated.
+
+>>> import numpy as np
+>>> run("Add", np.ones((2, 3, 4, 5), np.int8), np.full((3, 4), 2, np.int8), auto_broadcast="pdpd", axis=1).dtype
+dtype('int8')
+>>> run("Divide", np.array([7, -7], np.int32), np.array(2, np.int32))
+array([ 3, -4], dtype=int32)
+>>> run("Divide", np.array([7, -7], np.int32), np.array(2, np.int32), python_division=False)
+array([ 3, -3], dtype=int32)
+>>> run("Broadcast", np.array([1, 2, 3]), [2, 3], materialize=False).strides
+(0, 8)
+>>> run("Add", np.ones(3, np.float32), np.ones(3, np.float64))
+Traceback (most recent call last):
+...
+bcast.core.errors.InputError: openvino Add: inputs A and B must have the same element type; got float32 and float64
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ...run import _fast, execute
+from ...core._format import brief, format_shape
+from ...core.errors import InputError
+from ...run.parallel import elementwise
+from ...rules import infer
+from ...rules._cache import PlanCache
+
+__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
+
+# --------------------------------------------------------------------------- element types
+
+#: OpenVINO element types that numpy represents, by numpy name.
+ELEMENT_TYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                 "float16", "float32", "float64")
+_INTS = ELEMENT_TYPES[1:9]
+_FLOATS = ELEMENT_TYPES[9:]
+
+#: The element types each class of op takes (OpenVINO's validate_and_infer_types).
+TYPE_CLASSES = {
+    "numeric": _INTS + _FLOATS,  # arithmetic: "Arguments cannot have boolean element type"
+    "any": ELEMENT_TYPES,  # comparisons, Select's then/else, Broadcast's data
+    "boolean": ("bool",),  # logical ops
+    "integral": ("bool",) + _INTS,  # bitwise ops
+    "float": _FLOATS,  # PRelu (its spec: any floating-point type)
+}
+
+
+# --------------------------------------------------------------------------- kernels
+#
+# A kernel factory takes (op name, op attributes) and returns the function that
+# run_plan applies to the stride-0 views: ``f(*views, out=None)``, computing in
+# the inputs' element type (never promoted), with numpy's floating-point
+# warnings off (inf and nan are values here, as in OpenVINO).  Kernels marked
+# ``elementwise`` may run in threads on chunks of a large output; those that
+# check the divisor or size a float64 scratch first do all of it in one call.
+
+
+def _quiet(func: Callable) -> Callable:
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _ufunc(ufunc) -> Callable:
+    """A numpy ufunc as it is: same-type inputs give the same type (or bool)."""
+
+    def factory(name, attrs):
+        kernel = elementwise(_quiet(ufunc))
+        kernel._bcast_ufunc = (ufunc, False)  # bcast.run.parallel may run it as a compiled loop
+        kernel.natural = ufunc  # the small-op fast path calls it on the arrays as they are
+        return kernel
+
+    return factory
+
+
+def _buffer(out, views, dtype):
+    """Where a multi-step kernel writes: ``out``, unless it is None or overlaps an input
+    (then a fresh array, copied into ``out`` at the end by :func:`_deliver`)."""
+    if out is not None and not execute.overlaps(out, views):
+        return out
+    return execute.output(views[0].shape, dtype)
+
+
+def _deliver(buf, out):
+    if out is None or buf is out:
+        return buf
+    np.copyto(out, buf)
+    return out
+
+
+def _is_int(dtype) -> bool:
+    return dtype.kind in "iu"
+
+
+def _check_divisor(name: str, y) -> None:
+    """Integer division by zero is refused (OpenVINO's reference throws, crashes or returns garbage)."""
+    if _is_int(y.dtype) and not np.all(y):
+        raise InputError(f"openvino {name}: integer division by zero (B has a 0); "
+                         "OpenVINO's reference refuses it (\"integer division by zero\") or crashes")
+
+
+def _float64_scratch(name, shape):
+    execute.check_memory(shape, np.float64, what=f"{name}'s float64 intermediate")
+    return np.empty(shape, np.float64)
+
+
+def _divide(name, attrs):
+    floor = attrs["python_division"]
+
+    @_quiet
+    def divide(x, y, out=None):
+        if not _is_int(x.dtype):
+            return np.true_divide(x, y, out=out)
+        _check_divisor(name, y)
+        if floor or x.dtype.kind == "u":
+            return np.floor_divide(x, y, out=out)
+        buf = _buffer(out, (x, y), x.dtype)
+        np.subtract(x, np.fmod(x, y), out=buf)  # exact: x minus its C remainder is a multiple of y
+        np.floor_divide(buf, y, out=buf)
+        return _deliver(buf, out)
+
+    return divide
+
+
+def _power(name, attrs):
+    @_quiet
+    def power(x, y, out=None):
+        if not _is_int(x.dtype):
+            return np.power(x, y, out=out)
+        # static_cast<T>(std::pow(x, y)): both promoted to double, the result truncated
+        t = _float64_scratch(name, x.shape)
+        np.power(x, y, out=t, dtype=np.float64)
+        return _cast_back(t, x.dtype, out)
+
+    return power
+
+
+def _cast_back(t, dtype, out):
+    """``static_cast<T>`` of the float64 scratch ``t``: into ``out``, or a new array of ``dtype``."""
+    buf = execute.output(t.shape, dtype, out)
+    np.copyto(buf, t, casting="unsafe")
+    return buf
+
+
+def _floor_mod(name, attrs):
+    @_quiet
+    def floor_mod(x, y, out=None):
+        _check_divisor(name, y)
+        if x.dtype.kind == "u":
+            return np.remainder(x, y, out=out)
+        t = _float64_scratch(name, x.shape)  # x - y * floor(x / double(y)), all in double
+        np.true_divide(x, y, out=t, dtype=np.float64)
+        np.floor(t, out=t)
+        np.multiply(t, y, out=t, dtype=np.float64)
+        np.subtract(x, t, out=t, dtype=np.float64)
+        return _cast_back(t, x.dtype, out)
+
+    return floor_mod
+
+
+def _mod(name, attrs):
+    @_quiet
+    def mod(x, y, out=None):
+        _check_divisor(name, y)
+        if _is_int(x.dtype):
+            return np.fmod(x, y, out=out)  # C's x % y
+        buf = _buffer(out, (x, y), x.dtype)  # x - trunc(x / y) * y, in the element type
+        np.true_divide(x, y, out=buf)
+        np.trunc(buf, out=buf)
+        np.multiply(buf, y, out=buf)
+        np.subtract(x, buf, out=buf)
+        return _deliver(buf, out)
+
+    return mod
+
+
+def _pick(take_y: Callable) -> Callable:
+    """std::max / std::min: y where ``take_y(x, y)``, else x."""
+
+    def factory(name, attrs):
+        @_quiet
+        def pick(x, y, out=None):
+            buf = _buffer(out, (x, y), x.dtype)
+            np.copyto(buf, x)
+            np.copyto(buf, y, where=take_y(x, y))
+            return _deliver(buf, out)
+
+        return elementwise(pick)
+
+    return factory
+
+
+def _squared_difference(name, attrs):
+    @_quiet
+    def squared_difference(x, y, out=None):  # (x - y) * (x - y), in the element type
+        buf = _buffer(out, (x, y), x.dtype)
+        np.subtract(x, y, out=buf)
+        np.multiply(buf, buf, out=buf)
+        return _deliver(buf, out)
+
+    return elementwise(squared_difference)
+
+
+def _select(name, attrs):
+    def select(cond, then, else_, out=None):
+        buf = _buffer(out, (cond, then, else_), then.dtype)
+        np.copyto(buf, else_)
+        np.copyto(buf, then, where=cond)
+        return _deliver(buf, out)
+
+    return elementwise(select)
+
+
+def _prelu(name, attrs):
+    @_quiet
+    def prelu(x, slope, out=None):  # x < 0 ? x * slope : x
+        buf = _buffer(out, (x, slope), x.dtype)
+        np.copyto(buf, x)
+        np.multiply(x, slope, out=buf, where=x < 0)
+        return _deliver(buf, out)
+
+    return elementwise(prelu)
+
+
+# --------------------------------------------------------------------------- the op table
+
+
+@dataclass(frozen=True)
+class Op:
+    """One OpenVINO op: how its inputs are named and broadcast, the element types it
+    takes, its output type, its own attributes (with defaults) and its kernel."""
+
+    name: str
+    kind: str  # "eltwise", "select", "prelu" or "broadcast"
+    types: str  # a key of TYPE_CLASSES
+    kernel: Callable | None
+    boolean_output: bool = False
+    attrs: tuple = ()  # (name, default) pairs
+
+
+def _eltwise(name, types, kernel, **kw) -> Op:
+    return Op(name, "eltwise", types, kernel, **kw)
+
+
+def _compare(name, ufunc) -> Op:
+    return _eltwise(name, "any", _ufunc(ufunc), boolean_output=True)
+
+
+def _logical(name, ufunc) -> Op:
+    return _eltwise(name, "boolean", _ufunc(ufunc), boolean_output=True)
+
+
+#: The one table that knows OpenVINO's op names.
+OPS: dict[str, Op] = {op.name: op for op in (
+    _eltwise("Add", "numeric", _ufunc(np.add)),
+    _eltwise("Subtract", "numeric", _ufunc(np.subtract)),
+    _eltwise("Multiply", "numeric", _ufunc(np.multiply)),
+    _eltwise("Divide", "numeric", _divide, attrs=(("python_division", True),)),
+    _eltwise("Power", "numeric", _power),
+    _eltwise("Maximum", "numeric", _pick(np.less)),  # std::max(x, y): y if x < y
+    _eltwise("Minimum", "numeric", _pick(lambda x, y: np.less(y, x))),  # std::min(x, y): y if y < x
+    _eltwise("SquaredDifference", "numeric", _squared_difference),
+    _eltwise("FloorMod", "numeric", _floor_mod),
+    _eltwise("Mod", "numeric", _mod),
+    _compare("Equal", np.equal),
+    _compare("NotEqual", np.not_equal),
+    _compare("Less", np.less),
+    _compare("LessEqual", np.less_equal),
+    _compare("Greater", np.greater),
+    _compare("GreaterEqual", np.greater_equal),
+    _logical("LogicalAnd", np.logical_and),
+    _logical("LogicalOr", np.logical_or),
+    _logical("LogicalXor", np.logical_xor),
+    _eltwise("BitwiseAnd", "integral", _ufunc(np.bitwise_and)),
+    _eltwise("BitwiseOr", "integral", _ufunc(np.bitwise_or)),
+    _eltwise("BitwiseXor", "integral", _ufunc(np.bitwise_xor)),
+    Op("Select", "select", "any", _select),
+    Op("PRelu", "prelu", "float", _prelu),
+    Op("Broadcast", "broadcast", "any", None,
+       attrs=(("mode", "numpy"), ("version", 3), ("materialize", True))),
+)}
+
+#: ONNX ops that OpenVINO's ONNX frontend turns into an op broadcasting by another rule than
+#: ONNX's (openvino#35958: PRelu's per-channel slope); the others keep ONNX's rule.
+FROM_ONNX_RULES = {"PRelu": "openvino-prelu"}
+
+for _op in OPS.values():  # sanity check of the table
+    assert _op.types in TYPE_CLASSES and _op.kind in ("eltwise", "select", "prelu", "broadcast"), _op
+
+
+def ops() -> tuple:
+    """The names of the ops :func:`run` computes.
+
+    >>> ops()[:4]
+    ('Add', 'Subtract', 'Multiply', 'Divide')
+    """
+    return tuple(OPS)
+
+
+# --------------------------------------------------------------------------- checking a request
+
+#: auto_broadcast values and the rule each means; "explicit" is OpenVINO's alias of "none".
+_AUTO_BROADCAST = {"none": "none", "explicit": "none", "numpy": "numpy", "pdpd": "pdpd"}
+#: Broadcast modes and the rule each means (with data and target in that rule's order).
+_BROADCAST_MODES = {"numpy": "unidirectional", "explicit": "explicit", "none": "explicit",
+                    "bidirectional": "bidirectional", "pdpd": "openvino-broadcast-pdpd"}
+_NAMES = {"eltwise": ("A", "B"), "select": ("cond", "then", "else"), "prelu": ("data", "slope"),
+          "broadcast": ("data", "target_shape", "axes_mapping")}
+
+
+def _lookup(op: Any) -> Op:
+    if isinstance(op, str) and op in OPS:
+        return OPS[op]
+    near = [name for name in OPS if isinstance(op, str) and name.lower() == op.lower()]
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    raise InputError(f"openvino: unknown op {brief(op)}{hint}; the ops are {', '.join(OPS)}")
+
+
+def _check_arity(spec: Op, inputs, allowed: tuple) -> None:
+    if len(inputs) not in allowed:
+        names = _NAMES[spec.kind]
+        want = " or ".join(f"{n} ({', '.join(names[:n])})" for n in allowed)
+        raise InputError(f"openvino {spec.name}: takes {want} inputs; got {len(inputs)}")
+
+
+def _tensor(spec: Op, name: str, x: Any) -> np.ndarray:
+    """A data input: a numpy array of an OpenVINO element type."""
+    if not isinstance(x, (np.ndarray, np.generic)):
+        raise InputError(f"openvino {spec.name}: input {name} must be a numpy array (it has an element type), "
+                         f"got {type(x).__name__} {brief(x)}")
+    if x.dtype.name not in ELEMENT_TYPES:
+        raise InputError(f"openvino {spec.name}: input {name} has dtype {x.dtype}, which is not an OpenVINO "
+                         f"element type ({', '.join(ELEMENT_TYPES)})")
+    return np.asarray(x)
+
+
+def _same_type(spec: Op, named: list) -> np.dtype:
+    """The one element type of ``named`` ((name, array) pairs), checked against the op's class."""
+    (n0, a0), *rest = named
+    for n, a in rest:
+        if a.dtype != a0.dtype:
+            raise InputError(f"openvino {spec.name}: inputs {n0} and {n} must have the same element type; "
+                             f"got {a0.dtype} and {a.dtype}")
+    allowed = TYPE_CLASSES[spec.types]
+    if a0.dtype.name not in allowed:
+        what = " and ".join(n for n, _ in named)
+        raise InputError(f"openvino {spec.name}: {what} must be of a {spec.types} element type "
+                         f"({', '.join(allowed)}); got {a0.dtype}")
+    return a0.dtype
+
+
+def _op_attrs(spec: Op, attrs: dict) -> dict:
+    """The op's own attributes, defaults filled in; unknown ones refused."""
+    known = dict(spec.attrs)
+    unknown = sorted(set(attrs) - set(known))
+    if unknown:
+        takes = f"takes {', '.join(known)}" if known else "takes no other attributes"
+        raise InputError(f"openvino {spec.name}: unknown attribute {', '.join(unknown)} ({takes}; "
+                         "auto_broadcast, axis and out= are keywords of run)")
+    out = {k: (known[k] if attrs.get(k) is None else attrs[k]) for k in known}
+    for k in ("python_division", "materialize"):
+        if k in out and not (isinstance(out[k], (bool, np.bool_)) or isinstance(out[k], (int, np.integer))
+                             and out[k] in (0, 1)):
+            raise InputError(f"openvino {spec.name}: attribute {k} must be True or False, got {brief(out[k])}")
+    return out
+
+
+def _auto_broadcast(spec: Op, mode: Any, axis: Any) -> tuple[str, dict]:
+    """The rule and its attributes for auto_broadcast ``mode`` and ``axis``."""
+    rule = _AUTO_BROADCAST.get(mode.lower()) if isinstance(mode, str) else None
+    if rule is None:
+        raise InputError(f"openvino {spec.name}: auto_broadcast must be one of {', '.join(_AUTO_BROADCAST)}; "
+                         f"got {brief(mode)}")
+    if rule == "pdpd":
+        return rule, {"axis": axis}
+    _no_axis(spec, axis, f"auto_broadcast={mode!r}")
+    return rule, {}
+
+
+def _no_axis(spec: Op, axis: Any, why: str) -> None:
+    if axis is not None and not (isinstance(axis, (int, np.integer)) and axis == -1):
+        raise InputError(f"openvino {spec.name}: axis applies to pdpd broadcasting only, not with {why}; "
+                         f"got axis={brief(axis)}")
+
+
+def _no_auto_broadcast(spec: Op, mode: Any, instead: str) -> None:
+    if mode != "numpy":
+        raise InputError(f"openvino {spec.name}: has no auto_broadcast attribute ({instead}); "
+                         f"got auto_broadcast={brief(mode)}")
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=None, **attrs):
+    """Compute the OpenVINO op ``op`` on ``inputs``, broadcasting as OpenVINO's spec says.
+
+    Parameters
+    ----------
+    op : str
+        An OpenVINO op name, one of :func:`ops`: the binary element-wise ops
+        (Add, Subtract, Multiply, Divide, Power, Maximum, Minimum,
+        SquaredDifference, FloorMod, Mod, Equal, NotEqual, Less, LessEqual,
+        Greater, GreaterEqual, LogicalAnd/Or/Xor, BitwiseAnd/Or/Xor), Select,
+        PRelu, Broadcast.
+    *inputs : numpy arrays
+        The op's inputs, in OpenVINO's order: ``A, B``; ``cond, then, else``;
+        ``data, slope``; ``data, target_shape[, axes_mapping]`` (the last two
+        integer sequences).
+    auto_broadcast : {"numpy", "pdpd", "none"}
+        The element-wise ops' and Select's broadcasting (``"explicit"`` is
+        OpenVINO's alias of ``"none"``).
+    axis : int
+        pdpd only (auto_broadcast, or Broadcast mode): where B starts in A;
+        -1 (the default) means rank(A) - rank(B).
+    out : numpy array, optional
+        Where to write the result: exactly the output's shape and dtype.
+    **attrs
+        Divide: ``python_division`` (default True: integers floor).
+        Broadcast: ``mode`` (``"numpy"``, ``"explicit"``, ``"bidirectional"``,
+        ``"pdpd"``), ``version`` (3, or 1: no bidirectional), ``materialize``
+        (default True; False returns a read-only stride-0 view, allocating
+        nothing).
+
+    Returns
+    -------
+    numpy array of the inputs' element type (boolean for comparisons and
+    logical ops).
+
+    Raises
+    ------
+    BroadcastError
+        The shapes do not broadcast under the op's rule.
+    InputError
+        An unknown op or attribute, a wrong number of inputs, element types
+        the op does not take or that differ, an integer division by zero, an
+        ``out=`` of the wrong shape or dtype.
+    MemoryBudgetError
+        The output would exceed the memory budget (nothing is allocated).
+    """
+    # small ops: a dict lookup.  ``is``: the defaults (and a literal "numpy", interned) take this
+    # path in two pointer compares; an equal value built at run time takes the full path.
+    if len(inputs) == 2 and out is None and not attrs and auto_broadcast is _NUMPY and axis is _LAST:
+        a, b = inputs
+        if type(a) is _ndarray and type(b) is _ndarray:
+            try:
+                fast = _FAST_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable op: the full path says what is wrong
+                fast = False
+            if fast is None:
+                fast = _fast_build(op, a, b)
+            if type(fast) is _UFUNC:  # numpy broadcasts as OpenVINO does: the ufunc as it is
+                token = _QUIET_SET(_QUIET)
+                try:
+                    return fast(a, b)
+                finally:
+                    _quiet_exit(token)
+            if fast:
+                return fast(a, b)
+    spec = _lookup(op)
+    auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
+    # the allocations' reservations last until it returns
+    return execute.reserved_call(_RUNNERS[spec.kind], spec, inputs, auto_broadcast, axis, out, attrs)
+
+
+# --------------------------------------------------------------------------- the small-op fast path
+#
+# A two-input element-wise call with the default broadcasting and no out= or
+# attributes is checked once per (op, dtypes, shapes): its runner is kept.
+
+
+_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or False (the full path runs)
+_NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
+_FAST_GET = _FAST.get
+_QUIET_SET, _QUIET, _quiet_exit = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+_UFUNC, _ndarray = np.ufunc, np.ndarray
+
+
+def _fast_build(op, a, b):
+    """The runner of a small call (remembered), or False (remembered too); the full path raises."""
+    try:
+        spec = _lookup(op)
+        if spec.kind != "eltwise":
+            runner = False
+        else:
+            rule, _ = _auto_broadcast(spec, "numpy", -1)
+            dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
+            prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
+            kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
+            runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
+    except (InputError, ValueError):  # BroadcastError is a ValueError
+        runner = False
+    _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
+    return runner
+
+
+def _fast_runner(prepared, kernel, dtype):
+    if not prepared.small:
+        return False
+    ufunc = getattr(kernel, "natural", None)
+    # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
+    if prepared.native and ufunc is not None and prepared.plan.shape != ():
+        return ufunc
+    plan = prepared.plan
+    return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
+
+
+def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
+    plan = infer(*(a.shape for a in arrays), rule=rule, names=_NAMES[spec.kind][:len(arrays)], **rule_attrs)
+    out_dtype = np.dtype(bool) if spec.boolean_output else dtype
+    return execute.run_plan(plan, spec.kernel(spec.name, attrs), arrays, out=out, dtype=out_dtype)
+
+
+def _run_eltwise(spec, inputs, mode, axis, out, attrs):
+    _check_arity(spec, inputs, (2,))
+    rule, rule_attrs = _auto_broadcast(spec, mode, axis)
+    arrays = [_tensor(spec, n, x) for n, x in zip(_NAMES["eltwise"], inputs)]
+    dtype = _same_type(spec, list(zip(_NAMES["eltwise"], arrays)))
+    return _run_plan(spec, arrays, rule, rule_attrs, out, _op_attrs(spec, attrs), dtype)
+
+
+def _run_select(spec, inputs, mode, axis, out, attrs):
+    _check_arity(spec, inputs, (3,))
+    rule, rule_attrs = _auto_broadcast(spec, mode, axis)
+    cond, then, else_ = (_tensor(spec, n, x) for n, x in zip(_NAMES["select"], inputs))
+    if cond.dtype != np.bool_:
+        raise InputError(f"openvino {spec.name}: cond must be boolean; got {cond.dtype}")
+    dtype = _same_type(spec, [("then", then), ("else", else_)])
+    rule_attrs["auto_broadcast"] = rule
+    return _run_plan(spec, [cond, then, else_], "openvino-select", rule_attrs, out, _op_attrs(spec, attrs), dtype)
+
+
+def _run_prelu(spec, inputs, mode, axis, out, attrs):
+    _check_arity(spec, inputs, (2,))
+    _no_auto_broadcast(spec, mode, "a 1-D slope of length data[1] is per channel, else numpy into data")
+    _no_axis(spec, axis, spec.name)
+    arrays = [_tensor(spec, n, x) for n, x in zip(_NAMES["prelu"], inputs)]
+    dtype = _same_type(spec, list(zip(_NAMES["prelu"], arrays)))
+    return _run_plan(spec, arrays, "openvino-prelu", {}, out, _op_attrs(spec, attrs), dtype)
+
+
+# --------------------------------------------------------------------------- Broadcast
+
+
+def _int_vector(spec: Op, name: str, value: Any) -> tuple:
+    """target_shape / axes_mapping: a 1-D sequence of integers (OpenVINO: "must be an integral number",
+    "rank must be 1")."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size == 0):
+        raise InputError(f"openvino {spec.name}: {name} must be a 1-D sequence of integers, got {brief(value)}")
+    if arr.ndim != 1:
+        raise InputError(f"openvino {spec.name}: {name} must be 1-D (OpenVINO: its rank must be 1); "
+                         f"got an array of shape {format_shape(arr.shape)}")
+    return tuple(int(v) for v in arr)
+
+
+def _broadcast_plan(spec: Op, data: np.ndarray, target: tuple, axes, mode: str, axis: Any):
+    """The plan, and the index of data among its inputs."""
+    names = ("data", "target_shape")
+    if mode == "numpy":
+        _no_axis(spec, axis, "mode 'numpy'")
+        return infer(target, data.shape, rule="unidirectional", names=names[::-1]), 1
+    if mode == "explicit":
+        _no_axis(spec, axis, "mode 'explicit'")
+        return infer(data.shape, target, rule="explicit", names=names, axes_mapping=axes), 0
+    if mode == "bidirectional":
+        _no_axis(spec, axis, "mode 'bidirectional'")
+        return infer(data.shape, target, rule="bidirectional", names=names), 0
+    return infer(data.shape, target, rule="openvino-broadcast-pdpd", names=names, axis=axis), 0
+
+
+def _check_broadcast_mode(spec: Op, mode: Any, version: Any) -> str:
+    if isinstance(version, bool) or version not in (1, 3):
+        raise InputError(f"openvino {spec.name}: version must be 1 or 3; got {brief(version)}")
+    rule = _BROADCAST_MODES.get(mode.lower()) if isinstance(mode, str) else None
+    if rule is None:
+        raise InputError(f"openvino {spec.name}: mode must be one of {', '.join(_BROADCAST_MODES)}; "
+                         f"got {brief(mode)}")
+    mode = "explicit" if mode.lower() == "none" else mode.lower()
+    if mode == "bidirectional" and version == 1:
+        raise InputError(f"openvino {spec.name}: Broadcast-1 has no mode bidirectional (Broadcast-3 added it); "
+                         "use version=3")
+    return mode
+
+
+def _run_broadcast(spec, inputs, auto_broadcast, axis, out, attrs):
+    _no_auto_broadcast(spec, auto_broadcast, "it has mode")
+    a = _op_attrs(spec, attrs)
+    mode = _check_broadcast_mode(spec, a["mode"], a["version"])
+    _check_arity(spec, inputs, (3,) if mode == "explicit" else (2,))
+    data = _tensor(spec, "data", inputs[0])
+    _same_type(spec, [("data", data)])
+    target = _int_vector(spec, "target_shape", inputs[1])
+    if any(d < 0 for d in target):
+        raise InputError(f"openvino {spec.name}: target_shape must not have negative dims; got {list(target)}")
+    axes = _int_vector(spec, "axes_mapping", inputs[2]) if mode == "explicit" else None
+    plan, i = _broadcast_plan(spec, data, target, axes, mode, axis)
+    if not a["materialize"]:
+        if out is not None:
+            raise InputError(f"openvino {spec.name}: out= and materialize=False exclude each other")
+        return execute.view(data, plan, i)
+    return execute.materialize(data, plan, i, out)
+
+
+_RUNNERS = {"eltwise": _run_eltwise, "select": _run_select, "prelu": _run_prelu, "broadcast": _run_broadcast}

@@ -1,0 +1,542 @@
+"""``bcast lint`` (``bcast.lint``): every broadcasting node of an ONNX model, checked.
+
+The model is loaded whole (:func:`bcast.models.onnx_model.load`), onnx's shape inference
+runs once, and the nodes are walked once in graph order.  Every node whose op
+is in :data:`bcast.onnx.OPS` (the op table: the op -> rule binding per opset,
+legacy ``broadcast``/``axis`` forms included) gets its plan from bcast's rule,
+and bcast's output shape replaces onnx's for the nodes after it.  A node is
+reported (a :class:`Finding`) when:
+
+=========== ==================================================================
+kind        meaning
+=========== ==================================================================
+unknown     an input's shape (its rank) is not known: the node cannot be checked
+invalid     the shapes do not broadcast under the node's own spec
+unproven    they broadcast only if symbolic or unknown dims meet constraints
+            (onnx's shape inference silently assumes they do)
+legacy      (target onnx) an opset 1-6 broadcast/axis form: onnxruntime has no
+            kernel for it
+differs     the target computes the node with another alignment than the spec
+            (ncnn's left alignment, OpenVINO's per-channel PRelu slope, ...)
+unsupported the target cannot compute it at all (ncnn: pairs outside its rules,
+            rank > 4, a broadcast across the batch axis; onnx2ncnn: an op it
+            does not convert)
+values      the target runs the node through a kernel that computes other values
+            on some inputs: a value record of the deviation registry
+            (:mod:`bcast.models.values`), e.g. ncnn's POW on a negative base
+=========== ==================================================================
+
+Every graph is checked: If/Loop/Scan bodies (nested too) and the body of each
+model-local function at each call; a finding's ``node`` is its path,
+``If_0/then_branch/Mul_3`` (:mod:`bcast.models.graphs`).
+
+Each finding has the node's name, op, input names and shapes, the output
+shape, the kind, a reason, a fix, and the runtime deviations of the target
+that bear on it (:mod:`bcast.frameworks.deviations`).
+
+Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
+``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
+(the model as pnnx converts it and ncnn runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn``
+(the legacy converter's raw BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).
+
+>>> from onnx import helper, TensorProto as T
+>>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 2, 3])
+>>> s = helper.make_tensor_value_info("s", T.FLOAT, [3])
+>>> y = helper.make_tensor_value_info("y", T.FLOAT, None)
+>>> g = helper.make_graph([helper.make_node("PRelu", ["x", "s"], ["y"], name="act")], "g", [x, s], [y])
+>>> m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
+>>> lint(m)
+[]
+>>> [f.kind for f in lint(m, target="openvino")]
+['differs']
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import shlex
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
+
+import onnx  # noqa: E402
+
+from ..frameworks.ncnn import lint_pnnx
+from ..frameworks.onnx import ops as bonnx
+from ..core._format import format_shape
+from ..frameworks.deviations import findings_for
+from ..core.dims import MAX_RANK, UNKNOWN
+from ..core.errors import BroadcastError, InputError
+from ..frameworks.openvino.ops import FROM_ONNX_RULES as OPENVINO_RULES
+from .findings import Finding, Report, format_finding
+from .graphs import Walk, holds_graphs
+from .values import OPENVINO_OPS, value_rows
+from ..core.plan import Plan
+from ..rules import infer
+from ..rules._cache import PlanCache
+
+__all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
+
+TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
+
+#: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
+_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
+
+
+@dataclass
+class Site:
+    """One node of a broadcasting op: its op row, opset version, inputs, shapes and attributes."""
+
+    index: int
+    node: object
+    op: bonnx.Op
+    version: bonnx.Version
+    opset: int
+    inputs: tuple
+    shapes: tuple
+    attrs: dict
+    spec: object = None  # the Plan, or the BroadcastError / InputError of the node's own rule
+    label: str = ""  # its path, joined by "/" (bcast.models.graphs)
+    path: tuple = ()
+    unknown: tuple = ()  # inputs whose shape is not known
+    key: tuple | None = None  # what its checks depend on (see _key)
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.spec if isinstance(self.spec, Plan) else None
+
+    @property
+    def legacy(self) -> bool:
+        return self.version.rule in _LEGACY_RULES
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def _resolve(op_type: str, domain: str, opset: int):
+    """``(Op, Version)`` of a broadcasting op at ``opset``, or None (not one of bcast's ops, or not yet)."""
+    op = bonnx.OPS.get(op_type)
+    if op is None or domain not in DEFAULT_DOMAINS:
+        return None
+    found = [v for v in op.versions if v.since <= opset]
+    return (op, found[-1]) if found else None
+
+
+_KNOWN_ATTRS: dict = {}  # (op name, version since) -> the attribute names it takes
+
+
+def _known_attrs(op: bonnx.Op, version: bonnx.Version) -> frozenset:
+    key = (op.name, version.since)
+    known = _KNOWN_ATTRS.get(key)
+    if known is None:
+        known = _KNOWN_ATTRS[key] = frozenset(a.name for a in op.attributes(version))
+    return known
+
+
+def _attrs(node, op: bonnx.Op, version: bonnx.Version) -> dict:
+    """The node's attributes that the op's version takes (others, e.g. Add-1's consumed_inputs, do not
+    bear on broadcasting)."""
+    if not node.attribute:
+        return {}
+    known = _known_attrs(op, version)
+    out = {}
+    for a in node.attribute:
+        if a.name in known:
+            v = onnx.helper.get_attribute_value(a)
+            out[a.name] = v.decode() if isinstance(v, bytes) else v
+    return out
+
+
+def _shape_input(site_inputs, k, shapes: Shapes):
+    """The rule's 'shape' of a shape input (Expand's): its values when constant, else unknown dims."""
+    values = shapes.constant(site_inputs[k])
+    if values is not None and values.ndim == 1:
+        return tuple(int(v) if v >= 0 else UNKNOWN for v in values)
+    length = shapes.get(site_inputs[k])
+    if length is not None and len(length) == 1 and type(length[0]) is int:
+        if length[0] > MAX_RANK:  # 2**62 entries declared: no tuple that long
+            raise InputError(f"shape input {site_inputs[k]!r} has {length[0]} entries: a rank of more than {MAX_RANK}")
+        return (UNKNOWN,) * length[0]
+    return None
+
+
+def _key(site: Site):
+    """What a site's checks depend on, hashable; None if an attribute value is not (a list)."""
+    key = (site.op.name, site.version.since, site.shapes, tuple(sorted(site.attrs.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _spec(site: Site):
+    """The plan of the node's own rule (or its error); nodes alike share one (a model repeats few shapes),
+    across runs too (bounded, as the plan cache is)."""
+    key = site.key
+    result = _SPECS.get(key) if key is not None else None
+    if result is not None:
+        return result
+    try:
+        result = bonnx.plan(site.op.name, *site.shapes, opset=site.opset, **site.attrs)
+    except (BroadcastError, InputError) as e:
+        result = e.with_traceback(None)  # kept: no frames kept with it
+    if key is not None:
+        _SPECS.put(key, result)
+    return result
+
+
+def sites(model, shapes: Shapes, prefix: tuple = ()):
+    """Walk one graph once, in order (``model``: a model, its main graph, or a graph of ``shapes``'s
+    scope, with ``prefix`` the path to it): yields ``(index, node, site)`` for every node,
+    ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
+    and its output shape stored in ``shapes`` for the nodes after it."""
+    opset = min(shapes.opset, bonnx.LATEST_OPSET)
+    resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
+    graph = model.graph if isinstance(model, onnx.ModelProto) else model
+    for i, node in enumerate(graph.node):
+        kind = (node.op_type, node.domain)
+        found = resolved.get(kind, False)
+        if found is False:
+            found = resolved[kind] = _resolve(*kind, opset)
+        if found is None:
+            if shapes.bcast_only:
+                shapes.follow(node)
+            yield i, node, None
+            continue
+        op, version = found
+        names = list(node.input)
+        check_text("the model", names)  # the names a finding prints (models.load checked every other)
+        while names and not names[-1]:
+            names.pop()  # optional inputs left out (Gemm's C)
+        dims = [shapes.get(n) if n else None for n in names]
+        refused = None
+        if op.shape_input is not None and op.shape_input < len(names):
+            try:
+                dims[op.shape_input] = _shape_input(names, op.shape_input, shapes)
+            except InputError as e:
+                refused = e
+        path = (*prefix, node_label(node, i))
+        site = Site(i, node, op, version, opset, tuple(names), tuple(dims), _attrs(node, op, version),
+                    label="/".join(path), path=path)
+        site.unknown = () if refused else tuple(n for n, s in zip(names, dims) if s is None)
+        site.key = _key(site)
+        if refused:
+            site.spec = refused
+        elif not site.unknown:
+            site.spec = _spec(site)
+        if site.plan is not None and node.output:
+            elem = onnx.TensorProto.BOOL if op.output not in site.version.types else shapes.elem_type(names[0])
+            shapes.set(node.output[0], site.plan.shape, elem)
+        yield i, node, site
+
+
+# --------------------------------------------------------------------------- findings
+
+
+_CLI_FLAGS = {"axis": "--axis", "broadcast": "--broadcast", "transA": "--trans-a", "transB": "--trans-b"}
+
+
+def _explain_cmd(err: BroadcastError) -> str:
+    """The ``bcast explain`` command that shows the alignment of a failed broadcast."""
+    args = ["bcast", "explain", *(",".join(map(str, s)) + ("," if len(s) == 1 else "") if s else "[]"
+                                  for s in err.shapes), "--rule", err.rule]
+    for k, v in err.attrs:
+        if k in ("transA", "transB") and v:
+            args.append(_CLI_FLAGS[k])
+        elif k in ("axis", "broadcast") and v is not None:
+            args += [_CLI_FLAGS[k], str(v)]
+    return " ".join(shlex.quote(a) for a in args)
+
+
+class _Target:
+    """The checks of one target; ``visit`` sees every node, ``check`` the sites with a valid spec."""
+
+    name = ""
+
+    def __init__(self, shapes: Shapes, graph, parent: "_Target | None" = None) -> None:
+        """``graph``: the graph walked (a subgraph of ``parent``'s, or a function's body)."""
+        self.shapes = shapes
+
+    def visit(self, node, site) -> None:
+        pass
+
+    def child(self, shapes: Shapes, graph, nested: bool, call=None) -> "_Target":
+        """The checks of a graph inside node ``call``: a subgraph (``nested``: it sees this scope), or the
+        body of the local function it calls (its inputs bound to the call's, :meth:`bind`)."""
+        inner = type(self)(shapes, graph, self if nested else None)
+        if not nested:
+            inner.bind(self, {f.name: a for f, a in zip(graph.input, call.input) if a})
+        return inner
+
+    def bind(self, caller: "_Target", formals: dict) -> None:
+        """What the caller knows of the values a function's inputs (``formals``: formal -> actual) are."""
+
+    def context(self, site: Site) -> tuple:
+        """What the target's checks of a site depend on besides the site's shapes and attributes."""
+        return ()
+
+    def check(self, site: Site) -> list:
+        return []
+
+    def finish(self, model) -> list:
+        """Findings of nodes that are not broadcasting sites (after the walk)."""
+        return []
+
+    def route(self, site: Site) -> str | None:
+        """The op the target's runtime runs the node as, as the deviation registry spells it (None: none
+        that the registry's value records name)."""
+        return None
+
+    def notes(self, result, op=None, op_attrs=None) -> tuple:
+        prefixes = _RUNTIMES[self.name]
+        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
+
+    def decisive(self, notes) -> tuple:
+        return tuple(f for f in notes if f.deviation.runtime.startswith(_DECISIVE[self.name]))
+
+
+class _Onnx(_Target):
+    name = "onnx"
+
+    def route(self, site: Site) -> str | None:
+        return site.op.name
+
+    def check(self, site: Site) -> list:
+        plan = site.plan
+        notes = self.notes(plan, site.op.name, site.attrs)
+        if site.legacy:
+            converter = any(f.deviation.id == "onnx-version-converter-axis" for f in notes)
+            return [("legacy", plan.rule,
+                     f"{site.op.name}-{site.version.since} is the opset 1-6 form (broadcast/axis): onnxruntime has "
+                     "no kernel for it",
+                     "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7 with the right Unsqueeze"
+                     + ("; onnx's version converter gets this axis wrong)" if converter else ")"), notes)]
+        decisive = self.decisive(notes)
+        if decisive:
+            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
+                     "give the inputs equal ranks and the shapes the spec's alignment", notes)]
+        return []
+
+
+class _OpenVINO(_Target):
+    name = "openvino"
+
+    def route(self, site: Site) -> str | None:
+        if site.op.name == "Mod":
+            return "Mod" if site.attrs.get("fmod") else "FloorMod"
+        return OPENVINO_OPS.get(site.op.name)
+
+    def check(self, site: Site) -> list:
+        plan = site.plan
+        rule = OPENVINO_RULES.get(site.op.name)
+        if rule is None:  # OpenVINO keeps ONNX's rule
+            notes = self.notes(plan)
+            decisive = self.decisive(notes)
+            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
+                     "avoid these shapes on OpenVINO", notes)] if decisive else []
+        try:
+            ov = infer(*plan.inputs, rule=rule, names=plan.names)
+        except BroadcastError as e:
+            return [("unsupported", rule, f"OpenVINO's {rule} rule: {e.reason}", _align_fix(plan, "OpenVINO"),
+                     self.notes(e))]
+        notes = self.notes(ov)
+        moved = _moved(plan, ov)
+        if moved:
+            how = "; ".join(f"{plan.names[i]} {format_shape(plan.inputs[i])} lands as {format_shape(b)}, the spec's "
+                            f"{format_shape(a)}" for i, a, b in moved)
+            return [("differs", rule, f"OpenVINO's {rule} rule aligns the inputs differently: {how}",
+                     _align_fix(plan, "OpenVINO"), notes)]
+        decisive = self.decisive(notes)
+        if decisive:
+            return [("differs", rule, "; ".join(f.note for f in decisive), "avoid these shapes on OpenVINO", notes)]
+        return []
+
+
+def _moved(spec: Plan, other: Plan) -> list:
+    """The inputs that ``other`` aligns differently from ``spec``: ``(i, spec's, other's)`` aligned shapes."""
+    out = []
+    for i in range(len(spec.inputs)):
+        a, b = spec.aligned_shape(i), other.aligned_shape(i)
+        if a != b:
+            out.append((i, a, b))
+    return out
+
+
+def _unsqueezes(plan: Plan) -> str:
+    """The Unsqueezes that give every input the output's rank, at the spec's alignment."""
+    return ", ".join(f"Unsqueeze {plan.names[i]} to {format_shape(plan.aligned_shape(i))}"
+                     for i in range(len(plan.inputs)) if len(plan.inputs[i]) != plan.ndim)
+
+
+def _align_fix(plan: Plan, target: str) -> str:
+    steps = _unsqueezes(plan)
+    if not steps:
+        return f"none that bcast knows: {target} cannot compute these shapes as the spec does"
+    return steps + f" (equal ranks: {target} then aligns as the spec does)"
+
+
+# ------------------------------------------------------------------------- ncnn
+
+
+class _PnnxNcnn(_Target):
+    """``ncnn``: the model as pnnx converts it and ncnn runs it (:mod:`bcast.frameworks.ncnn.lint_pnnx`)."""
+
+    name = "ncnn"
+
+    def __init__(self, shapes: Shapes, graph, parent=None) -> None:
+        super().__init__(shapes, graph, parent)
+        # pnnx's batch axes are solved per graph: a body's values from outside it count as having none
+        self.ctx = lint_pnnx.Context(SimpleNamespace(graph=graph), shapes)
+
+    def context(self, site: Site) -> tuple:
+        return self.ctx.key(site)
+
+    def check(self, site: Site) -> list:
+        return lint_pnnx.check(site, self.ctx)
+
+    def finish(self, model) -> list:
+        return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
+                        tuple(self.shapes.get(n) if n else None for n in node.input),
+                        node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
+                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx,
+                                                                     getattr(self, "source", None))]
+
+
+_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}  # onnx2ncnn: its own module (_target)
+
+
+def _target(name: str) -> type:
+    """The checks of a target (those of a module of their own are imported when first used)."""
+    if name == "onnx2ncnn":
+        from ..frameworks.ncnn.lint_onnx2ncnn import Onnx2ncnn
+
+        return Onnx2ncnn
+    return _TARGETS[name]
+
+
+# --------------------------------------------------------------------------- the entry points
+
+
+def _spec_findings(site: Site, failed: dict, checker: _Target) -> list:
+    """What the node's own spec says: unknown shapes, invalid, unproven."""
+    if site.unknown:
+        why = [f"{n!r}" + _origin(n, failed, checker.shapes) for n in site.unknown]
+        return [("unknown", None, "the shape of " + ", ".join(why) + " is not known (not even its rank): "
+                 "the node cannot be checked",
+                 "declare the shapes (graph inputs, value_info), or make them inferable by onnx", ())]
+    if isinstance(site.spec, InputError):
+        return [("invalid", site.version.rule, str(site.spec), "fix the node's attributes", ())]
+    if isinstance(site.spec, BroadcastError):
+        e = site.spec
+        return [("invalid", e.rule, str(e), "change the shapes (or the node's attributes) so that they broadcast "
+                 f"under its rule; `{_explain_cmd(e)}` shows the alignment", checker.notes(e, site.op.name))]
+    if site.plan.constraints:
+        need = "; ".join(str(c) for c in site.plan.constraints)
+        return [("unproven", site.plan.rule,
+                 f"the shapes broadcast only if {need} (onnx shape inference assumes so without a word)",
+                 "make sure the sizes meet it, or give those dims static sizes", ())]
+    return []
+
+
+def _origin(name: str, failed: dict, shapes: Shapes) -> str:
+    """Where an unknown shape comes from (looked up only when one is unknown)."""
+    if name in failed:
+        return f" (the output of node {failed[name]}, which bcast could not check)"
+    for i, node in enumerate(shapes.graph.node):
+        if name in node.output:
+            return f" (the output of node {node_label(node, i)}, {node.op_type}, whose shape onnx cannot infer)"
+    return " (a graph input without a shape)" if any(v.name == name for v in shapes.graph.input) else ""
+
+
+def _make(site: Site, target: str, row) -> Finding:
+    kind, rule, reason, fix, notes = row
+    out = site.node.output[0] if site.node.output else ""
+    return Finding(site.label, site.op.name, site.opset, site.inputs, site.shapes, out,
+                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes),
+                   site.path)
+
+
+#: The target's rows of each distinct site, keyed on (target, site key, context): a check reads nothing else,
+#: and models repeat few shapes (bounded, as bcast's plan cache).
+_CHECKS = PlanCache()
+_NAME = operator.attrgetter("name")
+_SPECS = PlanCache()  # site key -> its plan or error
+
+
+def lint_report(model, target: str = "onnx") -> Report:
+    """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
+    if target not in TARGETS:
+        raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
+    locations = []
+    proto = load(model, locations=locations)
+    shapes = Shapes(proto)
+    report = Report(target, shapes.opset, 0, 0)
+    walk = Walk(proto)
+    walk.count(proto.graph)
+    checker = _target(target)(shapes, proto.graph)
+    if isinstance(model, (str, os.PathLike)):  # the file's own name and its external data files
+        checker.source = (os.fspath(model), tuple(locations))
+    _lint_graph(proto.graph, shapes, checker, (), walk, report, {})
+    report.findings += checker.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
+    return report
+
+
+def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Walk, report: Report,
+                failed: dict) -> None:
+    """Lint one graph (and, depth first, the graphs inside its nodes) into ``report``.  ``failed``: output
+    name -> label of the node that made it without a plan."""
+    target = checker.name
+    report.nodes += len(graph.node)
+    for i, node, site in sites(graph, shapes, prefix):
+        checker.visit(node, site)
+        if holds_graphs(node):  # If/Loop/Scan, a local function's call
+            here = (*prefix, node_label(node, i))
+            for name, sub, inner, nested in walk.scopes(node, i, shapes):
+                _lint_graph(sub, inner, checker.child(inner, sub, nested, node),
+                            (*here, name), walk, report, failed)
+        if site is None:
+            continue
+        report.checked += 1
+        rows = _spec_findings(site, failed, checker)
+        if site.plan is not None:
+            key = None if site.key is None else (target, site.key, checker.context(site))
+            found = _CHECKS.get(key) if key is not None else None
+            if found is None:
+                found = tuple(checker.check(site))
+                if key is not None:
+                    _CHECKS.put(key, found)
+            rows += found
+            rows += value_rows(_DECISIVE[target], checker.route(site),
+                               lambda: tuple(map(shapes.elem_type, site.inputs)), site.op.name)
+        else:
+            failed.update({o: site.label for o in node.output})
+        report.findings += [_make(site, target, r) for r in rows]
+
+
+def lint(model, target: str = "onnx") -> list:
+    """Check every broadcasting node of an ONNX model for ``target``.
+
+    Parameters
+    ----------
+    model : str, os.PathLike or onnx.ModelProto
+        The model (a path: read whole, external data checked to stay in its folder).
+    target : {"onnx", "ncnn", "openvino", "onnx2ncnn"}
+        The runtime the model is for (see the module docstring).
+
+    Returns
+    -------
+    list of Finding
+        Empty when every node is fine.
+
+    Raises
+    ------
+    InputError
+        The file is not a whole ONNX model, or the target is unknown.
+    """
+    return lint_report(model, target).findings

@@ -1,0 +1,99 @@
+"""``bcast.compare``: every rule on the same shapes, with the deviations that apply."""
+
+from __future__ import annotations
+
+from ..frameworks.deviations import findings_for
+from ..core.dims import json_shape
+from ..core._format import brief
+from ..core.errors import BroadcastError, InputError
+from ..rules import RULES, infer
+from ..core.shapes import as_shape
+
+__all__ = ["compare", "short_reason"]
+
+
+def short_reason(err: BroadcastError) -> str:
+    """The error without its "rule: cannot broadcast ..." head: where, dims, why."""
+    where = err.where()
+    return f"{where}; {err.reason}" if where else err.reason
+
+
+def compare(*shapes, **attrs) -> dict:
+    """Every rule on the same shapes, side by side: the data behind ``bcast compare``.
+
+    Each attribute goes to the rules that take it; ``onnx-legacy`` gets
+    ``broadcast=1`` unless told otherwise; ``ncnn_order=True`` reads every shape
+    in ncnn's [w,h,d,c] order.  Returns ``{"inputs", "rules", "deviations"}``:
+    one row per rule (``ok`` is None where the rule does not apply: wrong number
+    of shapes, or a required attribute missing) and the runtime deviations
+    that bear on the rows.
+
+    >>> rows = compare((2, 3, 4, 5), (3, 4), axis=1)["rules"]
+    >>> [r["rule"] for r in rows if r["ok"]]
+    ['pdpd', 'onnx-legacy', 'paddle']
+    """
+    given = _checked(attrs)
+    shapes = [as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes)]
+    if given.pop("ncnn_order", False):
+        shapes = [s[::-1] for s in shapes]
+    rows, findings = [], []
+    for name, rule in RULES.items():
+        names = [a.name for a in rule.attrs]
+        use = {k: v for k, v in given.items() if k in names}
+        if name == "onnx-legacy" and "broadcast" not in use:
+            use["broadcast"] = 1
+        if name == "ncnn" and "ncnn_batch" not in use:
+            use["ncnn_batch"] = "keep"  # said in the row: what the ncnn row assumes of a batch axis
+        row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
+        n = len(shapes)
+        if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
+            row.update(ok=None, shape=None, error=None, note=f"n/a: takes {rule.arity_text()}")
+        elif any(a.required and a.name not in use for a in rule.attrs):
+            missing = [a.flag for a in rule.attrs if a.required and a.name not in use]
+            row.update(ok=None, shape=None, error=None, note=f"n/a: needs {', '.join(missing)}")
+        else:
+            try:
+                result = infer(*shapes, rule=name, **use)
+            except BroadcastError as err:
+                result = err
+                row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
+            else:
+                row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
+            if name == "ncnn" and use["ncnn_batch"] == "keep" and _leading_one(shapes):
+                hint = "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+                row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
+            for f in findings_for(result):
+                findings.append({"rule": name, **f.to_dict()})
+        rows.append(row)
+    return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
+
+
+def _checked(attrs: dict) -> dict:
+    """The attributes, each checked and normalized once by the first rule that takes it
+    (None: not given); one that no rule takes is an InputError.
+
+    >>> _checked({"axis": "1"})
+    Traceback (most recent call last):
+    ...
+    bcast.core.errors.InputError: compare: attribute axis must be an integer, got '1'
+    """
+    every = {a.name: a for r in reversed(RULES.values()) for a in r.attrs}  # the first rule's wins
+    out = {}
+    for key, value in attrs.items():
+        if key not in every:
+            raise InputError(f"compare: no rule has an attribute {brief(key)} (the attributes: {', '.join(every)})")
+        if value is not None:
+            out[key] = every[key].normalize("compare", value)
+    return out
+
+
+def _leading_one(shapes) -> bool:
+    """Whether the highest-rank shapes (rank 2 or more) all start with a 1: NCHW with a batch of 1."""
+    top = max((len(s) for s in shapes), default=0)
+    return top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top)
+
+
+def _note(plan) -> str:
+    """The alignment a rule chose, and the constraints the plan needs."""
+    parts = [plan.attr("alignment") or ""] + [f"if {c}" for c in plan.constraints]
+    return "; ".join(p for p in parts if p)

@@ -1,0 +1,144 @@
+"""``explain``: the aligned table, the verdict, the reason, the deviations.
+
+Every input gets a row; each of its dims sits in the column of the output axis
+it lands on, so numpy's right alignment, ncnn's left alignment and an explicit
+axes_mapping all read the same way.  A stretched dim is starred; a failing
+column is marked with ``^``.  The constraints a plan needs of symbolic,
+unknown and interval dims follow the verdict, one ``if`` line each.
+"""
+
+from __future__ import annotations
+
+from ..core._format import format_shape
+from ..frameworks.deviations import Finding, findings_for
+from ..core.errors import BroadcastError
+from ..core.plan import Plan
+
+__all__ = ["explain", "explain_plan", "explain_error"]
+
+
+def explain(*shapes, rule: str = "numpy", **attrs) -> str:
+    """Explain ``shapes`` under ``rule``, whether or not they broadcast."""
+    from ..rules import infer
+
+    try:
+        return explain_plan(infer(*shapes, rule=rule, **attrs))
+    except BroadcastError as e:
+        return explain_error(e)
+
+
+def _attrs_text(attrs) -> str:
+    shown = [f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in attrs if v is not None and v is not False and k != "alignment"]
+    return f" [{', '.join(shown)}]" if shown else ""
+
+
+def _table(names, shapes, maps, out_rank, out=None, stretched=None, mark=None) -> list[str]:
+    rows = []
+    for i, (name, shape, m) in enumerate(zip(names, shapes, maps)):
+        cells = [""] * out_rank
+        for k, ax in enumerate(m):
+            if ax is not None:
+                star = "*" if stretched is not None and k in stretched[i] else ""
+                cells[ax] = f"{shape[k]}{star}"
+        rows.append((name, cells))
+    if out is not None:
+        rows.append(("out", [str(d) for d in out]))
+    head = [("axis", [str(ax) for ax in range(out_rank)]), ("from right", [str(ax - out_rank) for ax in range(out_rank)])]
+    every = head + rows
+    label_w = max(len(label) for label, _ in every)
+    col_w = max([len(c.rstrip("*")) for _, cells in every for c in cells] + [1]) + 1
+
+    def cell(c: str) -> str:
+        # right-align on the digits; a star hangs to the right
+        core, star = (c[:-1], "*") if c.endswith("*") else (c, " ")
+        return core.rjust(col_w) + star
+
+    lines = [(f"  {label.ljust(label_w)} " + "".join(cell(c) for c in cells)).rstrip() for label, cells in every]
+    lines.insert(2, "")
+    if mark is not None:
+        pos = 2 + label_w + 1 + (mark + 1) * (col_w + 1) - 2
+        lines.append(" " * pos + "^")
+    return lines
+
+
+def _ncnn_line(names, shapes, shape=None) -> str:
+    ins = ", ".join(f"{n} {format_shape(s[::-1], ncnn=True)}" for n, s in zip(names, shapes))
+    tail = f" -> {format_shape(shape[::-1], ncnn=True)}" if shape is not None else ""
+    return f"  in ncnn's [w,h,d,c] order: {ins}{tail} (the table is in numpy order)"
+
+
+def _unplaced(rule, names, shapes, maps) -> list[str]:
+    lines = []
+    for name, shape, m in zip(names, shapes, maps):
+        for k, ax in enumerate(m):
+            if ax is None:
+                what = "is contracted (Gemm's K)" if rule == "onnx-gemm" else "is a trailing 1 the rule ignores"
+                lines.append(f"  {name} axis {k} (dim {shape[k]}) {what}")
+    return lines
+
+
+def _findings(found: list[Finding]) -> list[str]:
+    if not found:
+        return []
+    lines = ["", "runtimes that deviate from the spec here:"]
+    for f in found:
+        d = f.deviation
+        lines.append(f"  - {d.label()} [{d.id}]: {f.note}")
+    return lines
+
+
+#: What the ncnn rule describes, said wherever it is shown (which conversion path computes it).
+NCNN_PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
+             "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
+             "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
+
+
+def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
+    ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
+    lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
+    if plan.rule == "ncnn":
+        lines.append(f"  path: {NCNN_PATH}")
+    if plan.attr("ncnn_order"):
+        lines.append(_ncnn_line(plan.names, plan.inputs, plan.shape))
+    lines.append("")
+    lines += _table(plan.names, plan.inputs, plan.axis_maps, len(plan.shape), plan.shape, plan.stretched)
+    lines += _unplaced(plan.rule, plan.names, plan.inputs, plan.axis_maps)
+    if any(plan.stretched):
+        lines.append("")
+        lines.append("  * stretched: a dim of 1 repeated to the output size")
+    case = plan.attr("alignment")
+    if case:
+        lines.append(f"  alignment: {case}")
+    lines.append("")
+    lines.append(f"ok: {format_shape(plan.shape)}")
+    lines += [f"  if {c}" for c in plan.constraints]
+    if deviations:
+        lines += _findings(findings_for(plan))
+    return "\n".join(lines)
+
+
+def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
+    ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
+    lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
+    if err.rule == "ncnn":
+        lines.append(f"  path: {NCNN_PATH}")
+    if err.notation == "ncnn":
+        lines.append(_ncnn_line(err.names, err.shapes))
+    lines.append("")
+    if err.alignment is not None and err.out_rank is not None:
+        mark = None if err.from_right is None else err.out_rank + err.from_right
+        lines += _table(err.names, err.shapes, err.alignment, err.out_rank, mark=mark)
+        lines += _unplaced(err.rule, err.names, err.shapes, err.alignment)
+    else:
+        w = max(len(n) for n in err.names)
+        lines += [f"  {n.ljust(w)}  {format_shape(s)}" for n, s in zip(err.names, err.shapes)]
+    lines.append("")
+    where = err.where()
+    if where:
+        lines.append(f"not broadcastable: {where}")
+    else:
+        lines.append(f"not broadcastable ({err.kind}):")
+    lines.append(f"  {err.reason}")
+    if deviations:
+        lines += _findings(findings_for(err))
+    return "\n".join(lines)
