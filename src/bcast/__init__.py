@@ -10,12 +10,14 @@ numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
 from typing import TYPE_CHECKING
 
 from .views.comparison import compare
+from .views import explain as _explain  # installs Plan.explain's explainer (the core cannot import views)
 from .core.errors import BroadcastError, InputError
 from .core.plan import Plan
 from .rules import RULES, infer, result_shape, rule_names
 from .core.shapes import as_shape, format_shape, parse_shape
 
 __version__ = "0.1.0"
+del _explain  # imported for its effect only
 
 # Running ops needs numpy; the shape API does not.  These load on first use (``dir(bcast)``
 # lists them, and type checkers read them from the block below).

@@ -18,12 +18,28 @@ the *constraints* the broadcast needs of the sizes the shapes leave open
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ._format import format_shape
 from .dims import is_one, json_shape
 
-__all__ = ["Plan"]
+__all__ = ["Plan", "install_explainer"]
+
+
+class _Explainer(Protocol):
+    def __call__(self, plan: Plan, *, deviations: bool = True) -> str: ...
+
+
+#: What :meth:`Plan.explain` calls.  The core knows nothing of tables or of runtimes' deviations: the
+#: views layer installs its explainer (:mod:`bcast.views.explain`, which the package imports), so that
+#: the core never imports upward.
+_explainer: _Explainer | None = None
+
+
+def install_explainer(explainer: _Explainer) -> None:
+    """Make ``explainer(plan, deviations=...)`` what :meth:`Plan.explain` returns (the views layer calls it)."""
+    global _explainer
+    _explainer = explainer
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +127,11 @@ class Plan:
         return tuple(ax for ax in range(len(self.shape)) if ax not in mapped)
 
     def explain(self, *, deviations: bool = True) -> str:
-        """The aligned table, the verdict, and the runtime deviations that apply."""
-        from ..views.explain import explain_plan
-
-        return explain_plan(self, deviations=deviations)
+        """The aligned table, the verdict, and the runtime deviations that apply
+        (:func:`bcast.views.explain.explain_plan`, installed by the views layer)."""
+        if _explainer is None:  # pragma: no cover - importing bcast installs it
+            raise RuntimeError("no explainer installed: import bcast (bcast.views.explain installs it)")
+        return _explainer(self, deviations=deviations)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--json`` of ``bcast shape``, plus the axis maps)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..core._format import format_shape
 from ..frameworks.deviations import Finding, findings_for
 from ..core.errors import BroadcastError
-from ..core.plan import Plan
+from ..core.plan import Plan, install_explainer
 
 __all__ = ["explain", "explain_plan", "explain_error"]
 
@@ -142,3 +142,6 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     if deviations:
         lines += _findings(findings_for(err))
     return "\n".join(lines)
+
+
+install_explainer(explain_plan)  # Plan.explain(), without the core importing this layer
