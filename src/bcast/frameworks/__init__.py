@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 from types import ModuleType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core._format import brief
 from ..core.errors import InputError
+from ..core.plan import Plan
 from ._interface import PARTS, Framework
 
 if TYPE_CHECKING:  # mypy checks here that every op table implements the interface (never run)
@@ -25,7 +27,7 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
 
     _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
 
-__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part"]
+__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan"]
 
 #: Every framework bcast knows: its name (as the command line's ``--framework`` takes it) and the
 #: package that holds all bcast knows about it.
@@ -67,3 +69,27 @@ def part(name: str, what: str) -> ModuleType | None:
     if importlib.util.find_spec(module) is None:
         return None
     return importlib.import_module(module)
+
+
+def plan(name: str, op: str, *shapes: Any, **attrs: Any) -> Plan:
+    """``framework(name).plan(op, *shapes, **attrs)``, where a call its signature refuses (too many
+    shapes, an attribute it does not take) is an InputError that says so, as every other bad request.
+
+    >>> plan("ncnn", "ADD", (2, 3), (2, 3), (2, 3))
+    Traceback (most recent call last):
+    ...
+    bcast.core.errors.InputError: ncnn ADD: takes 1 to 2 shapes, got 3
+    """
+    fw = framework(name)
+    params = list(inspect.signature(fw.plan).parameters.values())[1:]  # after op
+    try:
+        inspect.signature(fw.plan).bind(op, *shapes, **attrs)
+    except TypeError:
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        least = sum(p.default is p.empty for p in positional)
+        if not any(p.kind is p.VAR_POSITIONAL for p in params) and not least <= len(shapes) <= len(positional):
+            raise InputError(f"{name} {op}: takes {least} to {len(positional)} shapes, got {len(shapes)}") from None
+        known = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        unknown = ", ".join(k for k in attrs if k not in known)
+        raise InputError(f"{name} {op}: no attribute {unknown} (its attributes: {', '.join(known) or 'none'})") from None
+    return fw.plan(op, *shapes, **attrs)

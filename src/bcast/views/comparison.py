@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..frameworks import framework, plan as plan_op
 from ..frameworks.deviations import findings_for
 from ..core.dims import json_shape
 from ..core._format import brief
@@ -9,7 +10,7 @@ from ..core.errors import BroadcastError, InputError
 from ..rules import RULES, infer
 from ..core.shapes import as_shape
 
-__all__ = ["compare", "short_reason"]
+__all__ = ["compare", "compare_ops", "short_reason"]
 
 
 def short_reason(err: BroadcastError) -> str:
@@ -64,6 +65,48 @@ def compare(*shapes, **attrs) -> dict:
                 row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
             for f in findings_for(result):
                 findings.append({"rule": name, **f.to_dict()})
+        rows.append(row)
+    return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
+
+
+def compare_ops(name: str, *shapes, op: str | None = None, **attrs) -> dict:
+    """One framework's ops side by side on the same shapes (or only ``op``): the data behind
+    ``bcast compare --framework``.  The same keys as :func:`compare`; each row also names its
+    ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
+    does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
+    bears on.
+
+    >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
+    >>> [(r["op"], r["rule"], r["shape"]) for r in rows][:2], [r["op"] for r in rows if r["ok"] is None][:3]
+    ([('Add', 'numpy', [2, 3]), ('Sub', 'numpy', [2, 3])], ['BitShift', 'Where'])
+    """
+    shapes = tuple(as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes))
+    ops = framework(name).ops() if op is None else (op,)
+    rows, findings = [], []
+    for o in ops:
+        row: dict = {"rule": None, "framework": name, "op": o, "attrs": {}}
+        try:
+            result = plan_op(name, o, *shapes, **attrs)
+        except InputError as err:
+            if op is not None:  # the one op asked for: a bad request
+                raise
+            row.update(ok=None, shape=None, error=None, note=f"n/a: {err}")
+            rows.append(row)
+            continue
+        except BroadcastError as err:
+            result = err
+            row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
+        else:
+            row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
+        row["rule"] = result.rule
+        row["attrs"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in result.attrs if k != "alignment"}
+        for f in findings_for(result):
+            found = {"rule": result.rule, "ops": [o], **f.to_dict()}
+            same = [g for g in findings if {**g, "ops": [o]} == found]  # said once, naming every op it is about
+            if same:
+                same[0]["ops"].append(o)
+            else:
+                findings.append(found)
         rows.append(row)
     return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
 
