@@ -74,7 +74,7 @@ def compare_ops(name: str, *shapes, op: str | None = None, **attrs) -> dict:
     ``bcast compare --framework``.  The same keys as :func:`compare`; each row also names its
     ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
     does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
-    bears on.
+    bears on: the records of this framework's runtimes (their package: onnx and onnxruntime for onnx).
 
     >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
     >>> [(r["op"], r["rule"], r["shape"]) for r in rows][:2], [r["op"] for r in rows if r["ok"] is None][:3]
@@ -101,6 +101,8 @@ def compare_ops(name: str, *shapes, op: str | None = None, **attrs) -> dict:
         row["rule"] = result.rule
         row["attrs"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in result.attrs if k != "alignment"}
         for f in findings_for(result):
+            if not f.deviation.package.startswith(name):  # another framework's runtime (onnx's, on openvino's op)
+                continue
             found = {"rule": result.rule, "ops": [o], **f.to_dict()}
             same = [g for g in findings if {**g, "ops": [o]} == found]  # said once, naming every op it is about
             if same:
