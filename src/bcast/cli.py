@@ -22,7 +22,7 @@ import sys
 import threading
 
 from . import __version__
-from .core._format import format_shape
+from .core._format import format_shape, lookup_notation
 from .frameworks.deviations import DEVIATIONS, findings_for
 from .core.errors import BroadcastError, InputError
 from .views.explain import explain_error, explain_plan
@@ -289,21 +289,21 @@ def _cmd_shape_or_explain(args, out) -> int:
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
+    n = lookup_notation(plan.notation)
     if args.json:
         d = plan.to_dict()
         d.update(asked or {})
         d["inputs"] = [json_shape(s) for s in shapes]  # as written (ncnn order stays ncnn order)
-        if plan.attr("ncnn_order"):
-            d["shape"] = json_shape(plan.shape[::-1])
+        if n is not None:  # the shape as written too, and the numpy-order shapes beside
+            d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
-            del d["ncnn"]
+            del d[n.name]
         d["deviations"] = [f.to_dict() for f in findings_for(plan)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
         print(explain_plan(plan), file=out)
     else:
-        shape = plan.shape[::-1] if plan.attr("ncnn_order") else plan.shape
-        print(format_shape(shape, ncnn=bool(plan.attr("ncnn_order"))), file=out)
+        print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:
             print(f"if {c}", file=out)
     return EXIT_OK

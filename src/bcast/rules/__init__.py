@@ -7,7 +7,7 @@ runs the rule, and returns a :class:`~bcast.core.plan.Plan` or raises a
 
 from __future__ import annotations
 
-from ..core._format import brief
+from ..core._format import brief, lookup_notation
 from ..core.dims import MAX_DIM
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
@@ -111,9 +111,8 @@ def result_shape(*shapes, rule: str = "numpy", policy: str = "permissive", **att
             if out is not None:
                 return out
     plan = infer(*shapes, rule=rule, policy=policy, **attrs)
-    if plan.attr("ncnn_order"):
-        return plan.shape[::-1]
-    return plan.shape
+    n = lookup_notation(plan.notation)
+    return plan.shape if n is None else n.reorder(plan.shape)
 
 
 def _numpy2(a: tuple, b: tuple):

@@ -233,7 +233,7 @@ class Ctx:
     def plan(self, shape, maps, **extra) -> Plan:
         attrs = [(k, v) for k, v in self.attrs.items()]
         attrs += list(extra.items())
-        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints)
+        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints, self.notation)
 
 
 def right_aligned(shape, out_rank: int) -> tuple:

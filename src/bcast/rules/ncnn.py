@@ -30,7 +30,9 @@ it depends on the sizes.  Constraints name axes in numpy order.
 
 from __future__ import annotations
 
-from ..core._format import format_shape
+from dataclasses import replace
+
+from ..core._format import Notation, format_shape, register_notation
 from ..core.dims import UNKNOWN, equals, is_static, value_constraint
 from ..core.errors import InputError
 from ._base import Attr, Ctx, merge_all, register
@@ -40,6 +42,8 @@ BATCH = Attr("ncnn_batch", "choice", "keep",
              "keep: every axis is an ncnn axis (the shapes are ncnn's blobs); drop: axis 0 of the "
              "highest-rank inputs is the batch axis a converter drops (a batch of 1)", choices=("keep", "drop"))
 MAX_RANK = 4
+#: ncnn's [w,h,d,c]: how ``ncnn_order`` shapes are written back in messages, tables and ``--json``.
+NCNN = register_notation(Notation("ncnn", "[w,h,d,c]", ("w", "hw", "chw", "cdhw")))
 
 
 def garbage_shape(shapes, maps, out_rank) -> tuple:
@@ -53,7 +57,7 @@ def garbage_shape(shapes, maps, out_rank) -> tuple:
 
 
 def _show(ctx: Ctx, shape) -> str:
-    return format_shape(shape[::-1], ncnn=True) if ctx.notation == "ncnn" else format_shape(shape)
+    return NCNN.shape(shape) if ctx.notation == NCNN.name else format_shape(shape)
 
 
 @register(
@@ -61,17 +65,19 @@ def _show(ctx: Ctx, shape) -> str:
     summary="ncnn BinaryOp: rank 1-4; lower rank aligned to the LEADING axes (1-D: first axis, else last)",
     source="ncnn binaryop-broadcasting.md; src/layer/binaryop.cpp",
 )
-def plan(ctx: Ctx):
+def plan(given: Ctx):
+    """The rule.  It changes nothing in ``given``: it reads the shapes in numpy order (``ncnn_order``)
+    through a copy, and the blobs ncnn sees (the batch axis dropped) through another."""
+    ctx = given
     if ctx.attrs["ncnn_order"]:
         if ctx.attrs["ncnn_batch"] == "drop":
             raise InputError("ncnn: ncnn_batch=drop reads numpy-order shapes with a batch axis; shapes in ncnn's "
                              "[w,h,d,c] order (ncnn_order) are blobs, which have none")
-        ctx.shapes = tuple(s[::-1] for s in ctx.shapes)
-        ctx.notation = "ncnn"
-    full, dropped = ctx.shapes, _batch_inputs(ctx)
-    ctx.shapes = tuple(s[1:] if i in dropped else s for i, s in enumerate(full))  # the blobs ncnn sees
-    if dropped:
-        ctx.axis_offset, ctx.given = tuple(int(i in dropped) for i in range(len(full))), full
+        ctx = replace(ctx, shapes=tuple(NCNN.reorder(s) for s in ctx.shapes), notation=NCNN.name)
+    full, dropped = ctx, _batch_inputs(ctx)
+    if dropped:  # the blobs ncnn sees; constraints name each input's own axes, errors show the shapes as given
+        ctx = replace(ctx, shapes=tuple(s[1:] if i in dropped else s for i, s in enumerate(full.shapes)),
+                      axis_offset=tuple(int(i in dropped) for i in range(len(full.shapes))), given=full.shapes)
     A, B = ctx.shapes
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
@@ -83,7 +89,7 @@ def plan(ctx: Ctx):
         if any(value_constraint(("", d), "!=", 0) is None for d in s):
             raise ctx.error(
                 f"{ctx.names[i]} has a 0-size dim{_without_batch(ctx, i)}: ncnn's BinaryOp mishandles an empty blob "
-                "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
+                "(a SIGFPE, or a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
     for i, s in enumerate(ctx.shapes):
@@ -147,7 +153,7 @@ def plan(ctx: Ctx):
 
     blobs, blob_maps, alignment = ctx.shapes, tuple(maps), case
     if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
-        ctx.shapes, ctx.axis_offset, ctx.given = full, (), ()
+        ctx = full
         out_rank, alignment = out_rank + 1, f"{case}, batch axis dropped"
         maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)

@@ -9,7 +9,7 @@ unknown and interval dims follow the verdict, one ``if`` line each.
 
 from __future__ import annotations
 
-from ..core._format import format_shape
+from ..core._format import format_shape, lookup_notation
 from ..frameworks.deviations import Finding, findings_for
 from ..core.errors import BroadcastError
 from ..core.plan import Plan, install_explainer
@@ -61,10 +61,14 @@ def _table(names, shapes, maps, out_rank, out=None, stretched=None, mark=None) -
     return lines
 
 
-def _ncnn_line(names, shapes, shape=None) -> str:
-    ins = ", ".join(f"{n} {format_shape(s[::-1], ncnn=True)}" for n, s in zip(names, shapes))
-    tail = f" -> {format_shape(shape[::-1], ncnn=True)}" if shape is not None else ""
-    return f"  in ncnn's [w,h,d,c] order: {ins}{tail} (the table is in numpy order)"
+def _notation_lines(notation: str, names, shapes, shape=None) -> list[str]:
+    """The shapes in the notation the caller wrote them in (ncnn's [w,h,d,c]); none for numpy's."""
+    n = lookup_notation(notation)
+    if n is None:
+        return []
+    ins = ", ".join(f"{name} {n.shape(s)}" for name, s in zip(names, shapes))
+    tail = f" -> {n.shape(shape)}" if shape is not None else ""
+    return [f"  in {n.name}'s {n.order} order: {ins}{tail} (the table is in numpy order)"]
 
 
 def _unplaced(rule, names, shapes, maps) -> list[str]:
@@ -98,8 +102,7 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
     if plan.rule == "ncnn":
         lines.append(f"  path: {NCNN_PATH}")
-    if plan.attr("ncnn_order"):
-        lines.append(_ncnn_line(plan.names, plan.inputs, plan.shape))
+    lines += _notation_lines(plan.notation, plan.names, plan.inputs, plan.shape)
     lines.append("")
     lines += _table(plan.names, plan.inputs, plan.axis_maps, len(plan.shape), plan.shape, plan.stretched)
     lines += _unplaced(plan.rule, plan.names, plan.inputs, plan.axis_maps)
@@ -122,8 +125,7 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
     if err.rule == "ncnn":
         lines.append(f"  path: {NCNN_PATH}")
-    if err.notation == "ncnn":
-        lines.append(_ncnn_line(err.names, err.shapes))
+    lines += _notation_lines(err.notation, err.names, err.shapes)
     lines.append("")
     if err.alignment is not None and err.out_rank is not None:
         mark = None if err.from_right is None else err.out_rank + err.from_right
