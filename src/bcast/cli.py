@@ -379,10 +379,9 @@ def _cmd_compare(args, out) -> int:
             if row["ok"] is None:
                 why = why[len("n/a: "):]
             print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
-        if any(row["rule"] == "ncnn" and row["ok"] is not None for row in data["rules"]):
-            from .views.explain import NCNN_PATH
-
-            print(f"\nncnn: {NCNN_PATH}", file=out)
+        for name in dict.fromkeys(row["rule"] for row in data["rules"] if row["ok"] is not None):
+            if RULES[name].path:  # what the rule describes, said wherever it is shown
+                print(f"\n{name}: {RULES[name].path}", file=out)
         if data["deviations"]:
             print("\nruntimes that deviate from the spec here:", file=out)
             for f in data["deviations"]:

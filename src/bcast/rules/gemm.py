@@ -22,7 +22,7 @@ TRANS_B = Attr("transB", "bool", False, "B is (N, K) and is transposed")
 
 @register(
     "onnx-gemm", operands=("A", "B", "C"), min_inputs=2, max_inputs=3, attrs=(TRANS_A, TRANS_B),
-    framework="onnx",
+    framework="onnx", unplaced="is contracted (Gemm's K)",
     summary="Gemm: C unidirectionally broadcast to (M, N), rank <= 2",
     source="ONNX Gemm-13 (unidirectional C)",
 )

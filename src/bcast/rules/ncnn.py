@@ -46,6 +46,21 @@ MAX_RANK = 4
 NCNN = register_notation(Notation("ncnn", "[w,h,d,c]", ("w", "hw", "chw", "cdhw")))
 
 
+#: What the rule describes, said wherever it is shown (which conversion path computes it).
+PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
+        "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
+        "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
+
+
+def _compare_hint(shapes: tuple, attrs: dict) -> str:
+    """compare's note where the highest-rank shapes (rank 2 or more) all start with a 1 (NCHW with a
+    batch of 1) and the row reads axis 0 as an ncnn axis."""
+    top = max((len(s) for s in shapes), default=0)
+    if attrs.get("ncnn_batch") == "keep" and top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top):
+        return "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+    return ""
+
+
 def garbage_shape(shapes, maps, out_rank) -> tuple:
     """What ncnn outputs for a pair it cannot do: the per-axis max of the expanded shapes.
     Shared with the deviation registry (``ncnn-garbage``)."""
@@ -61,7 +76,8 @@ def _show(ctx: Ctx, shape) -> str:
 
 
 @register(
-    "ncnn", operands=("A", "B"), attrs=(ORDER, BATCH), framework="ncnn",
+    "ncnn", operands=("A", "B"), attrs=(ORDER, BATCH), framework="ncnn", path=PATH,
+    compare_attrs=(("ncnn_batch", "keep"),), compare_hint=_compare_hint,  # the row says what it assumes of a batch
     summary="ncnn BinaryOp: rank 1-4; lower rank aligned to the LEADING axes (1-D: first axis, else last)",
     source="ncnn binaryop-broadcasting.md; src/layer/binaryop.cpp",
 )

@@ -38,6 +38,7 @@ AXIS = Attr("axis", "int", None, "start axis of B in A; unset or -1 = suffix mat
 
 @register(
     "onnx-legacy", operands=("A", "B"), attrs=(BROADCAST, AXIS), framework="onnx (opset 1-6)",
+    compare_attrs=(("broadcast", 1),),  # compare shows what the legacy broadcast does, not its broadcast=0
     summary="opset<7 broadcast=1: B's dims (leading/trailing 1s aside) EQUAL A's from axis; output A",
     source="ONNX Add-1/Add-6 broadcast/axis (Caffe2 rule)",
 )

@@ -41,10 +41,8 @@ def compare(*shapes, **attrs) -> dict:
     for name, rule in RULES.items():
         names = [a.name for a in rule.attrs]
         use = {k: v for k, v in given.items() if k in names}
-        if name == "onnx-legacy" and "broadcast" not in use:
-            use["broadcast"] = 1
-        if name == "ncnn" and "ncnn_batch" not in use:
-            use["ncnn_batch"] = "keep"  # said in the row: what the ncnn row assumes of a batch axis
+        for k, v in rule.compare_attrs:  # said in the row: e.g. what the ncnn row assumes of a batch axis
+            use.setdefault(k, v)
         row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
         n = len(shapes)
         if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
@@ -60,8 +58,8 @@ def compare(*shapes, **attrs) -> dict:
                 row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
             else:
                 row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
-            if name == "ncnn" and use["ncnn_batch"] == "keep" and _leading_one(shapes):
-                hint = "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+            hint = rule.compare_hint(tuple(shapes), use) if rule.compare_hint else ""
+            if hint:
                 row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
             for f in findings_for(result):
                 findings.append({"rule": name, **f.to_dict()})
@@ -130,12 +128,6 @@ def _checked(attrs: dict) -> dict:
         if value is not None:
             out[key] = every[key].normalize("compare", value)
     return out
-
-
-def _leading_one(shapes) -> bool:
-    """Whether the highest-rank shapes (rank 2 or more) all start with a 1: NCHW with a batch of 1."""
-    top = max((len(s) for s in shapes), default=0)
-    return top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top)
 
 
 def _note(plan) -> str:

@@ -13,6 +13,7 @@ from ..core._format import format_shape, lookup_notation
 from ..frameworks.deviations import Finding, findings_for
 from ..core.errors import BroadcastError
 from ..core.plan import Plan, install_explainer
+from ..rules import RULES
 
 __all__ = ["explain", "explain_plan", "explain_error"]
 
@@ -71,14 +72,15 @@ def _notation_lines(notation: str, names, shapes, shape=None) -> list[str]:
     return [f"  in {n.name}'s {n.order} order: {ins}{tail} (the table is in numpy order)"]
 
 
-def _unplaced(rule, names, shapes, maps) -> list[str]:
-    lines = []
-    for name, shape, m in zip(names, shapes, maps):
-        for k, ax in enumerate(m):
-            if ax is None:
-                what = "is contracted (Gemm's K)" if rule == "onnx-gemm" else "is a trailing 1 the rule ignores"
-                lines.append(f"  {name} axis {k} (dim {shape[k]}) {what}")
-    return lines
+def _unplaced(rule: str, names, shapes, maps) -> list[str]:
+    what = RULES[rule].unplaced
+    return [f"  {name} axis {k} (dim {shape[k]}) {what}"
+            for name, shape, m in zip(names, shapes, maps) for k, ax in enumerate(m) if ax is None]
+
+
+def _path(rule: str) -> list[str]:
+    path = RULES[rule].path
+    return [f"  path: {path}"] if path else []
 
 
 def _findings(found: list[Finding]) -> list[str]:
@@ -91,17 +93,10 @@ def _findings(found: list[Finding]) -> list[str]:
     return lines
 
 
-#: What the ncnn rule describes, said wherever it is shown (which conversion path computes it).
-NCNN_PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
-             "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
-             "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
-
-
 def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
-    if plan.rule == "ncnn":
-        lines.append(f"  path: {NCNN_PATH}")
+    lines += _path(plan.rule)
     lines += _notation_lines(plan.notation, plan.names, plan.inputs, plan.shape)
     lines.append("")
     lines += _table(plan.names, plan.inputs, plan.axis_maps, len(plan.shape), plan.shape, plan.stretched)
@@ -123,8 +118,7 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
 def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
-    if err.rule == "ncnn":
-        lines.append(f"  path: {NCNN_PATH}")
+    lines += _path(err.rule)
     lines += _notation_lines(err.notation, err.names, err.shapes)
     lines.append("")
     if err.alignment is not None and err.out_rank is not None:
