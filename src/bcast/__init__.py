@@ -36,12 +36,13 @@ _LAZY = {
 _SUBMODULES = ("onnx", "openvino", "ncnn", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import ncnn, onnx, openvino, translation
-    from .run.execute import MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set, set_memory_budget
+    from . import ncnn, onnx, openvino, translation  # noqa: F401
     from .models.lint import Finding
-    from .run.parallel import set_threads, threads
     from .models.rewrite import Rewrite
-    from .translation.search import TranslationError, translate
+    from .run.execute import (  # noqa: F401
+        MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set, set_memory_budget)
+    from .run.parallel import set_threads, threads  # noqa: F401
+    from .translation.search import TranslationError, translate  # noqa: F401
 
 
 def lint(model, target: str = "onnx") -> "list[Finding]":

@@ -88,7 +88,8 @@ examples:
   bcast rewrite model.onnx --target ncnn -o ncnn.onnx  what pnnx converts wrong, in ops it converts right
   bcast rewrite model.onnx --target onnx2ncnn -o o.onnx   reshaped initializers for the nodes lint flags
 
-exit status: 0 written, nothing left (but "values" findings); 1 findings left (written, or not when a legacy node has no upgrade);
+exit status: 0 written, nothing left (but "values" findings); 1 findings left (written, or not when a legacy node
+has no upgrade);
 2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
 """
 
@@ -143,11 +144,11 @@ class _Formatter(argparse.HelpFormatter):
 
     _LABELS = ("exit status: ", "rules: ", "frameworks: ", "examples:")
 
-    def _fill_text(self, text, width, indent):
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
         import re
         import textwrap
 
-        blocks: list = []  # [text] for a prose paragraph, a str for a line as it is printed
+        blocks: list[str | list[str]] = []  # [text] for a prose paragraph, a str for a line as it is printed
         for line in text.splitlines():
             stripped = line.strip()
             lead = line[: len(line) - len(stripped)] if stripped else ""

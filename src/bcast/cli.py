@@ -20,6 +20,8 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
+from typing import TextIO
 
 from . import __version__
 from .core._format import format_shape, lookup_notation
@@ -52,14 +54,16 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("rule attributes")
-    g.add_argument("--axis", type=int, help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
+    g.add_argument("--axis", type=int,
+                   help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
     g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
     g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
     g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
     g.add_argument("--ncnn-batch", choices=("keep", "drop"),
                    help="ncnn: keep (default) reads every axis as an ncnn axis; drop reads axis 0 of the "
                    "highest-rank inputs as the batch of 1 a converter (onnx2ncnn, pnnx) drops")
-    g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"), help="openvino-select: the auto_broadcast mode")
+    g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"),
+                   help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
 
@@ -138,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
                        "to opset 7; --target onnx2ncnn reshapes the operands of the nodes lint flags (initializers "
                        "folded, computed ones by a Reshape); --target ncnn rewrites what pnnx converts wrong (Pow, "
-                       "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's rank. "
+                       "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's "
+                       "rank. "
                        "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to rewrite (never written)")
@@ -546,18 +551,25 @@ def _tolerant(stream) -> None:
         stream.reconfigure(errors="backslashreplace")
 
 
-def main(argv=None, out=None) -> int:
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}  # pragma: no cover - build_parser always adds the commands
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if out is None:
         out = sys.stdout
         _tolerant(out)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    commands = parser._subparsers._group_actions[0].choices
+    commands = _commands(parser)
     if extra:  # named by the command they were given to: `bcast rules --bogus` is bcast rules' error
         (commands.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        commands = ", ".join(commands)
-        print(f"bcast: error: name a COMMAND: {commands} (see bcast --help)", file=sys.stderr)
+        print(f"bcast: error: name a COMMAND: {', '.join(commands)} (see bcast --help)", file=sys.stderr)
         return EXIT_USAGE
     with _terminate_cleanly():
         return _run(args, out)

@@ -126,7 +126,9 @@ class BroadcastError(ValueError):
         dims = " vs ".join(str(d) for d in self.dims)
         n = lookup_notation(self.notation)
         if n is not None and self.out_rank is not None:
-            axes = ", ".join(f"{self.names[i]} {n.axis(len(self.shapes[i]), a)}" for i, a in zip(self.operands, self.axes))
+            axes = ", ".join(
+                f"{self.names[i]} {n.axis(len(self.shapes[i]), a)}" for i, a in zip(self.operands, self.axes)
+            )
             at = "" if self.from_right is None else f"axis {n.axis(self.out_rank, self.out_rank + self.from_right)} "
             return f"{at}({axes}): {dims}"
         axes = ", ".join(f"{self.names[i]} axis {a}" for i, a in zip(self.operands, self.axes))

@@ -161,7 +161,10 @@ class Plan:
         }
         n = lookup_notation(self.notation)
         if n is not None:  # the shapes as the caller wrote them too
-            d[n.name] = {"inputs": [json_shape(n.reorder(s)) for s in self.inputs], "shape": json_shape(n.reorder(self.shape))}
+            d[n.name] = {
+                "inputs": [json_shape(n.reorder(s)) for s in self.inputs],
+                "shape": json_shape(n.reorder(self.shape)),
+            }
         return d
 
     def __str__(self) -> str:

@@ -91,5 +91,6 @@ def plan(name: str, op: str, *shapes: Any, **attrs: Any) -> Plan:
             raise InputError(f"{name} {op}: takes {least} to {len(positional)} shapes, got {len(shapes)}") from None
         known = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
         unknown = ", ".join(k for k in attrs if k not in known)
-        raise InputError(f"{name} {op}: no attribute {unknown} (its attributes: {', '.join(known) or 'none'})") from None
+        takes = ", ".join(known) or "none"
+        raise InputError(f"{name} {op}: no attribute {unknown} (its attributes: {takes})") from None
     return fw.plan(op, *shapes, **attrs)

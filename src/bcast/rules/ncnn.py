@@ -33,7 +33,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core._format import Notation, format_shape, register_notation
-from ..core.dims import UNKNOWN, equals, is_static, value_constraint
+from ..core.dims import UNKNOWN, Dim, equals, is_static, value_constraint
+from ..core.plan import AxisMap
 from ..core.errors import InputError
 from ._base import Attr, Ctx, merge_all, register
 
@@ -64,7 +65,7 @@ def _compare_hint(shapes: tuple, attrs: dict) -> str:
 def garbage_shape(shapes, maps, out_rank) -> tuple:
     """What ncnn outputs for a pair it cannot do: the per-axis max of the expanded shapes.
     Shared with the deviation registry (``ncnn-garbage``)."""
-    out = [1] * out_rank
+    out: list[Dim] = [1] * out_rank
     for s, m in zip(shapes, maps):
         for k, ax in enumerate(m):
             out[ax] = max(out[ax], s[k]) if is_static(out[ax]) and is_static(s[k]) else UNKNOWN
@@ -98,7 +99,8 @@ def plan(given: Ctx):
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
             raise ctx.error(
-                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
+                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 "
+                "([w], [w,h], [w,h,c], "
                 "[w,h,d,c]); pnnx would have to fold axes first",
                 kind="unsupported", operands=(i,),
             )
@@ -122,6 +124,7 @@ def plan(given: Ctx):
     H, L = ctx.shapes[hi], ctx.shapes[lo]
     out_rank = len(H)
     case = "same rank"
+    lmap: AxisMap
     if not L:
         case, lmap = "scalar", ()
     elif len(L) == out_rank:
@@ -139,7 +142,7 @@ def plan(given: Ctx):
             case, lmap = "outer axis", (out_rank - 1,)
     else:
         case, lmap = "inner axes", tuple(range(len(L)))
-    maps = [None, None]
+    maps: list[AxisMap] = [(), ()]
     maps[hi], maps[lo] = tuple(range(out_rank)), lmap
     nh, nl = ctx.names[hi], ctx.names[lo]
 
@@ -171,9 +174,15 @@ def plan(given: Ctx):
     if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
         ctx = full
         out_rank, alignment = out_rank + 1, f"{case}, batch axis dropped"
-        maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
+        maps = [_after_batch(m, i in dropped) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)
     return ctx.plan(shape, maps, alignment=alignment)
+
+
+def _after_batch(m: AxisMap, has_batch: bool) -> AxisMap:
+    """A blob's axis map in the output that has the batch axis first (on it, for an input that has it)."""
+    shifted = tuple(None if a is None else a + 1 for a in m)
+    return (0, *shifted) if has_batch else shifted
 
 
 def _without_batch(ctx: Ctx, i: int) -> str:

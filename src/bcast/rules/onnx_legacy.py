@@ -48,10 +48,10 @@ def plan(ctx: Ctx):
     if not ctx.attrs["broadcast"]:
         out_rank = max(ra, rb)
         maps = [right_aligned(A, out_rank), right_aligned(B, out_rank)]
-        why = "broadcast=0: the shapes must be identical (set broadcast=1 to broadcast B to A)"
+        identical = "broadcast=0: the shapes must be identical (set broadcast=1 to broadcast B to A)"
         if ra != rb:
-            raise ctx.error(f"{why}; rank {ra} vs {rb}", kind="rank", alignment=tuple(maps), out_rank=out_rank)
-        _require_equal(ctx, [(ax, ax) for ax in range(ra)], maps, why)
+            raise ctx.error(f"{identical}; rank {ra} vs {rb}", kind="rank", alignment=tuple(maps), out_rank=out_rank)
+        _require_equal(ctx, [(ax, ax) for ax in range(ra)], maps, identical)
         return ctx.plan(tuple(meet(a, b) for a, b in zip(A, B)), maps)
     if rb > ra:
         raise ctx.error(

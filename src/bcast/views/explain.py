@@ -29,7 +29,8 @@ def explain(*shapes, rule: str = "numpy", **attrs) -> str:
 
 
 def _attrs_text(attrs) -> str:
-    shown = [f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in attrs if v is not None and v is not False and k != "alignment"]
+    shown = [f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in attrs
+             if v is not None and v is not False and k != "alignment"]
     return f" [{', '.join(shown)}]" if shown else ""
 
 
@@ -44,7 +45,8 @@ def _table(names, shapes, maps, out_rank, out=None, stretched=None, mark=None) -
         rows.append((name, cells))
     if out is not None:
         rows.append(("out", [str(d) for d in out]))
-    head = [("axis", [str(ax) for ax in range(out_rank)]), ("from right", [str(ax - out_rank) for ax in range(out_rank)])]
+    head = [("axis", [str(ax) for ax in range(out_rank)]),
+            ("from right", [str(ax - out_rank) for ax in range(out_rank)])]
     every = head + rows
     label_w = max(len(label) for label, _ in every)
     col_w = max([len(c.rstrip("*")) for _, cells in every for c in cells] + [1]) + 1
