@@ -13,7 +13,7 @@ from ..core._format import format_shape, lookup_notation
 from ..frameworks.deviations import Finding, findings_for
 from ..core.errors import BroadcastError
 from ..core.plan import Plan, install_explainer
-from ..rules import RULES
+from ..rules import RULES, Rule
 
 __all__ = ["explain", "explain_plan", "explain_error"]
 
@@ -75,13 +75,14 @@ def _notation_lines(notation: str, names, shapes, shape=None) -> list[str]:
 
 
 def _unplaced(rule: str, names, shapes, maps) -> list[str]:
-    what = RULES[rule].unplaced
+    r = RULES.get(rule)  # a plan made by hand may name no registered rule
+    what = r.unplaced if r else Rule.unplaced
     return [f"  {name} axis {k} (dim {shape[k]}) {what}"
             for name, shape, m in zip(names, shapes, maps) for k, ax in enumerate(m) if ax is None]
 
 
 def _path(rule: str) -> list[str]:
-    path = RULES[rule].path
+    path = RULES[rule].path if rule in RULES else ""
     return [f"  path: {path}"] if path else []
 
 
