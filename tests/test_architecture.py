@@ -17,7 +17,6 @@ MAX_LINES = 700
 
 #: (importer, imported) that still reach up a layer, to be removed (the list only shrinks).
 KNOWN_UPWARD = {
-    ("bcast.core.plan", "bcast.views.explain"),
     ("bcast.frameworks._proof", "bcast"),
     ("bcast.frameworks.deviations", "bcast.conformance.drift"),
     ("bcast.frameworks.ncnn.proofs", "bcast"),
