@@ -69,10 +69,11 @@ from ..core._format import format_shape
 from ..frameworks.deviations import findings_for
 from ..core.dims import MAX_RANK, UNKNOWN
 from ..core.errors import BroadcastError, InputError
+from ..frameworks.openvino.ops import FROM_ONNX as OPENVINO_OPS
 from ..frameworks.openvino.ops import FROM_ONNX_RULES as OPENVINO_RULES
 from .findings import Finding, Report, format_finding
 from .graphs import Walk, holds_graphs
-from .values import OPENVINO_OPS, value_rows
+from .values import value_rows
 from ..core.plan import Plan
 from ..rules import infer
 from ..rules._cache import PlanCache

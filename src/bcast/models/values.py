@@ -22,7 +22,7 @@ from onnx import TensorProto as T
 
 from ..frameworks.deviations import DEVIATIONS, Finding
 
-__all__ = ["ELEMENT_TYPES", "OPENVINO_OPS", "value_rows"]
+__all__ = ["ELEMENT_TYPES", "value_rows"]
 
 _FLOATS = frozenset({T.FLOAT, T.DOUBLE, T.FLOAT16, T.BFLOAT16})
 _INTS = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32, T.INT64, T.UINT64})
@@ -37,12 +37,6 @@ ELEMENT_TYPES = {
     "onnxruntime-where-negative-zero": lambda types: (len(types) < 2 or not types[1]
                                                       or types[1] in (T.FLOAT, T.DOUBLE)),
 }
-
-#: ONNX op -> the op OpenVINO's ONNX frontend makes of it (as bcast.openvino's op table spells it).
-OPENVINO_OPS = {"Add": "Add", "Sub": "Subtract", "Mul": "Multiply", "Div": "Divide", "Pow": "Power",
-                "Max": "Maximum", "Min": "Minimum", "Sum": "Add", "PRelu": "PRelu", "Where": "Select",
-                "Greater": "Greater", "GreaterOrEqual": "GreaterEqual", "Less": "Less", "LessOrEqual": "LessEqual",
-                "Equal": "Equal", "SquaredDifference": "SquaredDifference"}
 
 _BY_RUNTIME: dict = {}  # runtime prefixes -> {op: [records]}
 
