@@ -73,7 +73,7 @@ MAX_ENTRIES = 10_000_000
 # --------------------------------------------------------------------------- loading
 
 
-def load(model, *, what: str = "model", locations: list | None = None) -> "onnx.ModelProto":
+def load(model, *, what: str = "model", locations: list | None = None) -> onnx.ModelProto:
     """The model in ``model`` (a path or a ``ModelProto``), checked whole, external data loaded.
 
     ``locations``: a list that receives the external-data file names the initializers named (loading
@@ -469,7 +469,7 @@ class Shapes:
         self.graph = model.graph
         self.inferred = g  # the graph as onnx's inference left it (its subgraphs carry their value_info)
 
-    def scope(self, graph, inferred=None) -> "Shapes":
+    def scope(self, graph, inferred=None) -> Shapes:
         """The shapes seen from inside ``graph``, a subgraph (an If branch, a Loop or Scan body) of a
         node of this graph: its own values (from ``inferred``, its counterpart in onnx's inferred
         model, whose value_info onnx filled in), then every value of the outer scopes, bcast's shapes
