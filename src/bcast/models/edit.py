@@ -136,6 +136,7 @@ def describe(site: Site, i: int, plan: Any, aligned: tuple) -> str:
 def align_inputs(site: Site, node: Any, editor: Editor, changes: list[str]) -> None:
     """Give every input of ``node`` the output's rank, at its aligned shape under the site's plan."""
     plan = site.plan
+    assert plan is not None  # (edits see the sites with a valid spec)
     for i, name in enumerate(site.inputs):
         if len(plan.inputs[i]) < plan.ndim:
             node.input[i] = editor.unsqueeze(name, plan.new_axes(i))

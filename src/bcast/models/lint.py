@@ -55,9 +55,11 @@ from __future__ import annotations
 
 import os
 import shlex
+from functools import partial
 from typing import Any
 
-from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
+# first: without onnx, its one-line InputError
+from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label
 
 import onnx  # noqa: E402
 
@@ -168,12 +170,14 @@ def sites(model, shapes: Shapes, prefix: tuple = ()):
     ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
-    resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
+    # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
+    resolved: dict[tuple[str, str], tuple[bonnx.Op, bonnx.Version] | None] = {}
     graph = model.graph if isinstance(model, onnx.ModelProto) else model
     for i, node in enumerate(graph.node):
         kind = (node.op_type, node.domain)
-        found = resolved.get(kind, False)
-        if found is False:
+        if kind in resolved:
+            found = resolved[kind]
+        else:
             found = resolved[kind] = _resolve(*kind, opset)
         if found is None:
             if shapes.bcast_only:
@@ -240,7 +244,8 @@ def _spec_findings(site: Site, failed: dict[str, str], checker: Target) -> list[
     if isinstance(site.spec, BroadcastError):
         e = site.spec
         return [Row("invalid", e.rule, str(e), "change the shapes (or the node's attributes) so that they "
-                    f"broadcast under its rule; `{_explain_cmd(e)}` shows the alignment", checker.notes(e, site.op.name))]
+                    f"broadcast under its rule; `{_explain_cmd(e)}` shows the alignment",
+                    checker.notes(e, site.op.name))]
     plan = site.plan
     if plan is not None and plan.constraints:
         need = "; ".join(str(c) for c in plan.constraints)
@@ -323,14 +328,18 @@ def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, 
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
-            rows += value_rows(_DECISIVE[target], checker.route(site),
-                               lambda: tuple(map(shapes.elem_type, site.inputs)), site.op.name)
+            rows += value_rows(_DECISIVE[target], checker.route(site), partial(_elem_types, shapes, site.inputs),
+                               site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
 
 
-def lint(model, target: str = "onnx") -> list:
+def _elem_types(shapes: Shapes, names: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(map(shapes.elem_type, names))
+
+
+def lint(model: Any, target: str = "onnx") -> list[Finding]:
     """Check every broadcasting node of an ONNX model for ``target``.
 
     Parameters

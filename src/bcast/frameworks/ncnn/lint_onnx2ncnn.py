@@ -107,7 +107,8 @@ class Onnx2ncnn(Target):
         for t in graph.initializer:
             self.weights[t.name] = tuple(t.dims)
         self.graph = graph
-        self.next_op = {}  # output name -> op of the node right after its maker, when that node reads it
+        # output name -> op of the node right after its maker, when that node reads it
+        self.next_op: dict[str, str] = {}
 
     def bind(self, caller, formals: dict) -> None:
         for formal, actual in formals.items():
@@ -198,8 +199,8 @@ class Onnx2ncnn(Target):
                      "compute it with ops onnx2ncnn converts, or convert with pnnx", ())]
         if op == "Expand":
             return [] if self._fused_expand(site) else [
-                Row("unsupported", None, "onnx2ncnn converts Expand only when the next node is an Add/Sub/Mul/Div/Min/Max "
-                 "that reads it (it drops it): otherwise it writes a layer ncnn cannot load",
+                Row("unsupported", None, "onnx2ncnn converts Expand only when the next node is an "
+                 "Add/Sub/Mul/Div/Min/Max that reads it (it drops it): otherwise it writes a layer ncnn cannot load",
                  "let the BinaryOp that reads it broadcast instead", ())]
         if op == "Gemm":
             return []
@@ -244,8 +245,8 @@ class Onnx2ncnn(Target):
         if len(plan.inputs) == 1:
             return []
         if len(plan.inputs) > 2:
-            return [Row("unsupported", None, f"onnx2ncnn writes one BinaryOp {binop} for {len(plan.inputs)} inputs: ncnn's "
-                     "BinaryOp reads two", "chain two-input nodes", ())]
+            return [Row("unsupported", None, f"onnx2ncnn writes one BinaryOp {binop} for {len(plan.inputs)} "
+                     "inputs: ncnn's BinaryOp reads two", "chain two-input nodes", ())]
         if any(self.weights.get(n) == () for n in site.inputs):
             return []  # fuse_binaryop_with_scalar: the layer's scalar, always right
         batch = ""  # why the blobs are not what the model computes, besides the broadcast
@@ -274,7 +275,8 @@ class Onnx2ncnn(Target):
                      "elements than the spec", self.fix(site) or "none that bcast knows", notes)]
         decisive = self.decisive(notes)
         if decisive:
-            return [Row("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn", notes)]
+            return [Row("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn",
+                        notes)]
         return []
 
     def fix(self, site):

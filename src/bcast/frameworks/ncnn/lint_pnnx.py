@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import os
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -80,10 +81,14 @@ class Context:
 
     def __init__(self, model, shapes) -> None:
         self.model, self.shapes = model, shapes
-        self._rows = self._batch = self._reduced = self._producers = None
-        self.op_types, consts = set(), set(shapes.initializers)
-        self._consumers = None
-        self._constant_nodes = {}
+        self._rows: list[tuple] | None = None
+        self._batch: dict[str, int] | None = None
+        self._reduced: dict[str, tuple] | None = None
+        self._producers: dict[str, str] | None = None
+        self.op_types: set[str] = set()
+        consts = set(shapes.initializers)
+        self._consumers: dict[str, list[tuple]] | None = None
+        self._constant_nodes: dict[str, Any] = {}
         add = self.op_types.add
         for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
             add(n.op_type)
@@ -152,10 +157,11 @@ class Context:
 
     def consumers(self, name: str) -> list:
         if self._consumers is None:
-            self._consumers = {}
+            made: dict[str, list[tuple]] = {}
             for row in self.rows:
                 for i in row[2]:
-                    self._consumers.setdefault(i, []).append(row)
+                    made.setdefault(i, []).append(row)
+            self._consumers = made
         return self._consumers.get(name, [])
 
     def gelu_tanh(self, site) -> bool:
@@ -216,7 +222,7 @@ def _outer_names(graph) -> set:
     import onnx
 
     made = {v.name for v in graph.input} | {t.name for t in graph.initializer}
-    used = set()
+    used: set[str] = set()
     for node in graph.node:
         used.update(n for n in node.input if n)
         for a in node.attribute:
@@ -261,12 +267,14 @@ def _external_data(model, source) -> str | None:
         locs = sorted({e.value for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL
                        for e in t.external_data if e.key == "location"})
     if len(locs) > 1:
-        return f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx reads one"
+        return (f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx "
+                "reads one")
     if not locs or path is None:
         return None
     want = os.path.basename(path) + ".data"
     if os.path.normpath(locs[0]) != want:
-        return f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file name + .data)"
+        return (f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file "
+                "name + .data)")
     return None
 
 

@@ -106,7 +106,8 @@ def solve_batch(model, shapes, nodes=None) -> dict:
     if not any(t in BATCHED_OPS for _, t, _, _ in nodes):
         return {}  # no layer pnnx knows to be batched: no batch axis anywhere (233)
     varying = {v.name for v in graph.input} - {t.name for t in graph.initializer}
-    producers, consumers = {}, {}
+    producers: dict[str, tuple] = {}
+    consumers: dict[str, list[tuple]] = {}
     for row in nodes:  # graph order: a value varies if it is computed from a graph input
         _, _, ins, outs = row
         if not varying.isdisjoint(ins):
@@ -174,7 +175,7 @@ def batch_reductions(model, shapes, batch: dict, nodes=None) -> dict:
     """The values computed by a reduction over ncnn's batch axis (axis 0) of a batch larger than 1, and the
     values one-input ops compute from them: name -> (the reduction's node index, op, batch size)."""
 
-    out = {}
+    out: dict[str, tuple[int, str, object]] = {}
     if not batch:
         return out
     for i, (node, t, ins, outs) in enumerate(rows(model) if nodes is None else nodes):

@@ -35,7 +35,7 @@ def _edit(site: Site, node: Any, editor: Editor, changes: list[str], blocked: li
         array = checks.shapes.constant(site.inputs[i]) if how == "initializer" else None
         if array is not None and array.size == _size(shape):
             arrays[i] = array
-    for i, shape, how in steps:
+    for i, shape, _ in steps:
         name = site.inputs[i]
         if i in arrays:
             node.input[i] = editor.reshaped(name, arrays[i], shape)
