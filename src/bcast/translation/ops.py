@@ -1,8 +1,8 @@
 """The ops a plan translates for, named in every target, derived from the frameworks' op tables.
 
 An op is known by its ONNX name (bcast's); ncnn's BinaryOp type comes from
-:data:`bcast.frameworks.ncnn.ops.FROM_ONNX`, OpenVINO's op from
-:data:`bcast.frameworks.openvino.ops.FROM_ONNX`; numpy, a target with no framework
+:data:`bcast.frameworks.ncnn.op_types.FROM_ONNX`, OpenVINO's op from
+:data:`bcast.frameworks.openvino.from_onnx.FROM_ONNX`; numpy, a target with no framework
 package, has its function names here.  The op-specific source rules fix the op
 (:data:`RULE_OP`); :func:`source_op` checks an op against the plan.
 """
@@ -15,10 +15,9 @@ from typing import Any
 from ..core._format import brief
 from ..core.errors import InputError
 from ..core.plan import Plan
-from ..frameworks.ncnn.ops import FROM_ONNX as NCNN_FROM_ONNX
-from ..frameworks.ncnn.ops import op as ncnn_op
-from ..frameworks.onnx.ops import OPS as ONNX_OPS
-from ..frameworks.openvino.ops import FROM_ONNX as OPENVINO_FROM_ONNX
+from ..frameworks.ncnn.op_types import FROM_ONNX as NCNN_FROM_ONNX
+from ..frameworks.ncnn.op_types import code as ncnn_code
+from ..frameworks.openvino.from_onnx import FROM_ONNX as OPENVINO_FROM_ONNX
 
 __all__ = ["OPS", "Op", "RULE_OP", "PRELU_RULES", "find", "source_op", "tensors"]
 
@@ -50,9 +49,9 @@ _OPENVINO_COMPOSED = {"Gemm": "MatMul", "Expand": "Broadcast"}
 
 def _row(name: str) -> Op:
     ncnn = NCNN_FROM_ONNX.get(name)
-    return Op(ONNX_OPS[name].name, _KINDS.get(name, "binary"), _NUMPY[name], name,
-              OPENVINO_FROM_ONNX.get(name) or _OPENVINO_COMPOSED[name],
-              None if ncnn is None else ncnn_op(ncnn).code, ncnn)
+    openvino = OPENVINO_FROM_ONNX.get(name) or _OPENVINO_COMPOSED[name]
+    return Op(name, _KINDS.get(name, "binary"), _NUMPY[name], name, openvino,
+              None if ncnn is None else ncnn_code(ncnn), ncnn)
 
 
 #: The op table: bcast's (ONNX's) name first; any of the names below selects the op.

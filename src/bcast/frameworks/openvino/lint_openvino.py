@@ -13,7 +13,8 @@ from ...core._format import format_shape
 from ...core.errors import BroadcastError
 from ...models.target import Row, Site, Target, align_fix, moved
 from ...rules import infer
-from .ops import FROM_ONNX, FROM_ONNX_RULES
+from .from_onnx import FROM_ONNX
+from .ops import FROM_ONNX_RULES
 
 __all__ = ["TARGET", "Checks"]
 

@@ -71,7 +71,7 @@ from ...run.parallel import elementwise
 from ...rules import infer
 from ...rules._cache import PlanCache
 
-__all__ = ["ELEMENT_TYPES", "FROM_ONNX", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
+__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
 
 # --------------------------------------------------------------------------- element types
 
@@ -328,12 +328,6 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("Broadcast", "broadcast", "any", None,
        attrs=(("mode", "numpy"), ("version", 3), ("materialize", True))),
 )}
-
-#: ONNX op -> the op OpenVINO's ONNX frontend makes of it (as :data:`OPS` spells it).
-FROM_ONNX = {"Add": "Add", "Sub": "Subtract", "Mul": "Multiply", "Div": "Divide", "Pow": "Power",
-             "Max": "Maximum", "Min": "Minimum", "Sum": "Add", "PRelu": "PRelu", "Where": "Select",
-             "Greater": "Greater", "GreaterOrEqual": "GreaterEqual", "Less": "Less", "LessOrEqual": "LessEqual",
-             "Equal": "Equal", "SquaredDifference": "SquaredDifference"}
 
 #: ONNX ops that OpenVINO's ONNX frontend turns into an op broadcasting by another rule than
 #: ONNX's (openvino#35958: PRelu's per-channel slope); the others keep ONNX's rule.
