@@ -34,10 +34,13 @@ Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
 that bear on it (:mod:`bcast.frameworks.deviations`).
 
-Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
-``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
-(the model as pnnx converts it and ncnn runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn``
-(the legacy converter's raw BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).
+Targets, one per conversion path, each the ``lint_*`` module of its framework's package
+(found by name, :func:`bcast.models.target.found`): ``onnx`` (the spec, and onnxruntime's
+deviations: :mod:`bcast.frameworks.onnx.lint_onnx`), ``openvino`` (its ONNX frontend's rules:
+:mod:`bcast.frameworks.openvino.lint_openvino`), ``ncnn`` (the model as pnnx converts it and ncnn
+runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn`` (the legacy converter's raw
+BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).  This module walks the
+model and asks the target's :class:`~bcast.models.target.Target` about each broadcasting node.
 
 >>> from onnx import helper, TensorProto as T
 >>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 2, 3])
