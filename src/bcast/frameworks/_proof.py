@@ -23,15 +23,14 @@ import textwrap
 
 import numpy as np
 
-import bcast
-from .deviations import DEVIATIONS, applicable
+from ..rules import infer
+from ..core.errors import BroadcastError
+from .deviations import BY_ID, applicable
 from ._oracle import RuntimeRefused
-
-DEV = {d.id: d for d in DEVIATIONS}
 
 #: record id -> its proof (a function of the record id)
 PROOFS: dict = {}
-#: record id -> the (shapes, query) its proof runs: the query is bcast.infer's rule and attributes, and for a
+#: record id -> the (shapes, query) its proof runs: the query is infer's rule and attributes, and for a
 #: record about some ops (only_ops) the op and its other attributes, as bcast.frameworks.deviations.applicable takes them.
 #: A deviation of values (no check) has no shape case.
 CASES: dict = {}
@@ -47,7 +46,7 @@ class Skipped(Exception):
 
 def proof(dev_id: str, cases=()):
     """Register the decorated function as the proof of record ``dev_id``, with its shape cases."""
-    if dev_id not in DEV:
+    if dev_id not in BY_ID:
         raise ValueError(f"no deviation record {dev_id!r}")
 
     def register(fn):
@@ -101,7 +100,7 @@ def _case(dev_id: str, i: int = 0):
 
 
 def _rule_attrs(attrs: dict) -> dict:
-    """A case's query without the op: what bcast.infer takes."""
+    """A case's query without the op: what infer takes."""
     return {k: v for k, v in attrs.items() if k not in ("op", "op_attrs")}
 
 
@@ -117,13 +116,13 @@ def _findings(dev_id: str, i: int = 0) -> list:
 
 def _plan(dev_id: str, i: int = 0):
     shapes, attrs = _case(dev_id, i)
-    return bcast.infer(*shapes, **_rule_attrs(attrs))
+    return infer(*shapes, **_rule_attrs(attrs))
 
 
 def _expect_error(dev_id: str, i: int = 0):
     shapes, attrs = _case(dev_id, i)
-    with _raises(bcast.BroadcastError):
-        bcast.infer(*shapes, **_rule_attrs(attrs))
+    with _raises(BroadcastError):
+        infer(*shapes, **_rule_attrs(attrs))
 
 
 def _aligned(plan, arrays):

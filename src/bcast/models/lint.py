@@ -67,6 +67,9 @@ from ..frameworks.ncnn import lint_pnnx
 from ..frameworks.onnx import ops as bonnx
 from ..core._format import format_shape
 from ..frameworks.deviations import findings_for
+from ..frameworks.ncnn.deviations import NcnnRuntime
+from ..frameworks.onnx.deviations import OnnxRuntime
+from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..core.dims import MAX_RANK, UNKNOWN
 from ..core.errors import BroadcastError, InputError
 from ..frameworks.openvino.ops import FROM_ONNX_RULES as OPENVINO_RULES
@@ -83,8 +86,10 @@ TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_RUNTIMES = {"onnx": tuple(OnnxRuntime), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
+             "openvino": tuple(OpenVINORuntime)}
+_DECISIVE = {"onnx": (OnnxRuntime.ONNXRUNTIME,), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
+             "openvino": tuple(OpenVINORuntime)}
 _LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
 
 
@@ -294,11 +299,10 @@ class _Target:
         return None
 
     def notes(self, result, op=None, op_attrs=None) -> tuple:
-        prefixes = _RUNTIMES[self.name]
-        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
+        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime in _RUNTIMES[self.name])
 
     def decisive(self, notes) -> tuple:
-        return tuple(f for f in notes if f.deviation.runtime.startswith(_DECISIVE[self.name]))
+        return tuple(f for f in notes if f.deviation.runtime in _DECISIVE[self.name])
 
 
 class _Onnx(_Target):
@@ -311,7 +315,7 @@ class _Onnx(_Target):
         plan = site.plan
         notes = self.notes(plan, site.op.name, site.attrs)
         if site.legacy:
-            converter = any(f.deviation.id == "onnx-version-converter-axis" for f in notes)
+            converter = any(f.deviation.runtime is OnnxRuntime.VERSION_CONVERTER for f in notes)
             return [("legacy", plan.rule,
                      f"{site.op.name}-{site.version.since} is the opset 1-6 form (broadcast/axis): onnxruntime has "
                      "no kernel for it",
