@@ -43,7 +43,7 @@ __all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table
 VERDICTS = ("present", "gone", "changed", "skipped")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _loaded() -> tuple[str, ...]:
     """Import every framework's proof modules (``proofs`` and ``proofs_*`` in its package), once."""
     found = []

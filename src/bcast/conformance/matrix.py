@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..frameworks.deviations import BY_ID, Runtime, findings_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
@@ -276,7 +277,8 @@ class _OpenVINO:
                 attrs["axis"] = case.attrs["axis"]
             return inputs, attrs
         for k in ("auto_broadcast", "axis"):
-            if k in case.attrs and (k != "axis" or case.attrs.get("auto_broadcast", attrs.get("auto_broadcast")) == "pdpd"):
+            mode = case.attrs.get("auto_broadcast", attrs.get("auto_broadcast"))
+            if k in case.attrs and (k != "axis" or mode == "pdpd"):
                 attrs[k] = case.attrs[k]
         dtypes = ["bool", "float32", "float32"] if spec.kind == "select" else None
         return _arrays(case, len(case.shapes), dtypes), attrs
@@ -292,7 +294,7 @@ class _OpenVINO:
 
         if self.column == "openvino-cpu":
             return ov.run_many(b.op, [(inputs, attrs) for inputs, attrs in jobs])
-        out = []
+        out: list[tuple | RuntimeRefused] = []
         for inputs, attrs in jobs:
             shapes = [getattr(x, "shape", x) for x in inputs]
             try:
@@ -385,7 +387,7 @@ def _run_column(column: Column, b: Binding, cases: list) -> None:
     for case in cases:
         prepared = adapter.inputs(case, b)
         found = _findings(case, column, b)
-        check = {"column": column.id, "op": b.op, "deviations": [
+        check: dict[str, Any] = {"column": column.id, "op": b.op, "deviations": [
             {"id": f.deviation.id, "runtime": str(f.deviation.runtime), "note": f.note,
              "proven_on": list(f.deviation.proven_on), "installed": f.deviation.installed} for f in found]}
         case.checks[column.id] = check

@@ -163,7 +163,7 @@ class Deviation:
         }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def installed_version(package: str) -> str | None:
     """The installed version of distribution ``package`` (read from its metadata: nothing is imported)."""
     try:

@@ -31,7 +31,8 @@ from ._oracle import RuntimeRefused
 #: record id -> its proof (a function of the record id)
 PROOFS: dict = {}
 #: record id -> the (shapes, query) its proof runs: the query is infer's rule and attributes, and for a
-#: record about some ops (only_ops) the op and its other attributes, as bcast.frameworks.deviations.applicable takes them.
+#: record about some ops (only_ops) the op and its other attributes, as bcast.frameworks.deviations.applicable takes
+#: them.
 #: A deviation of values (no check) has no shape case.
 CASES: dict = {}
 

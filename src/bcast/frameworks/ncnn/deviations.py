@@ -6,7 +6,6 @@ ncnn's documentation and reference functors say.  Each record follows its ``chec
 from __future__ import annotations
 
 from ...core._format import format_shape as _fmt
-from ...core.errors import BroadcastError
 from .._deviation import Deviation, Outcome, Runtime
 
 __all__ = ["DEVIATIONS", "NcnnRuntime"]
@@ -44,7 +43,7 @@ NCNN_GARBAGE = Deviation(
     ops="BinaryOp with two blobs",
     condition="a pair outside ncnn's broadcasting rules, e.g. A (2,3,4) with B (3,4)",
     behaviour="returns 0 (success) and an output of the per-axis max shape, filled with clamped or out-of-bounds "
-            "values; no error is ever reported",
+              "values; no error is ever reported",
     spec="binaryop-broadcasting.md lists the supported pairs; nothing else is defined",
     check=_ncnn_garbage,
 )
@@ -68,7 +67,7 @@ NCNN_EMPTY_BLOB = Deviation(
     ops="BinaryOp",
     condition="an input has a 0-size dim",
     behaviour="the process dies with SIGFPE (e.g. (0,3) with (1,3)); with 1-D blobs it returns 0 and a wrong, "
-            "non-empty output ((0,) with (1,) gives (1,))",
+              "non-empty output ((0,) with (1,) gives (1,))",
     spec="not defined by the spec; any error would be expected, not a crash",
     check=_ncnn_empty,
     kills_process=True,
@@ -82,17 +81,17 @@ NCNN_FAST_MATH = Deviation(
     rules=("ncnn",),
     ops="BinaryOp DIV, FLOOR_DIVIDE, POW, ATAN2, FMOD, REMAINDER and their R- forms; MIN",
     condition="any shapes; these values (finite ones, and NaN for MIN): a zero divisor; a POW base <= 0; ATAN2(-0, x) "
-            "with x < 0 or x = -0; x/y within a few ulps of an integer (for REMAINDER of a half-integer); MIN of -0 "
-            "and +0, or of x and NaN, on the one-element path",
+              "with x < 0 or x = -0; x/y within a few ulps of an integer (for REMAINDER of a half-integer); MIN of -0 "
+              "and +0, or of x and NaN, on the one-element path",
     behaviour="the wheel's vector code (built with -ffast-math; MIN: its one-element path) computes something else: "
-            "DIV and FLOOR_DIVIDE by zero give NaN, not +-inf; POW with a base <= 0 gives garbage (2.4e38); "
-            "ATAN2(-0, x) gives +pi, not -pi; FMOD, REMAINDER and FLOOR_DIVIDE are off by one divisor (by 1), "
-            "and a -0 result comes back +0 (REMAINDER(1.37, -2.74) gives -1.37, not 1.37); MIN(-0, +0) gives +0 and "
-            "MIN(x, NaN) gives NaN",
+              "DIV and FLOOR_DIVIDE by zero give NaN, not +-inf; POW with a base <= 0 gives garbage (2.4e38); "
+              "ATAN2(-0, x) gives +pi, not -pi; FMOD, REMAINDER and FLOOR_DIVIDE are off by one divisor (by 1), "
+              "and a -0 result comes back +0 (REMAINDER(1.37, -2.74) gives -1.37, not 1.37); MIN(-0, +0) gives +0 and "
+              "MIN(x, NaN) gives NaN",
     spec="ncnn's reference functors (src/layer/binaryop.cpp) in IEEE float32: x / y, floorf(x / y), powf, "
-            "atan2f, fmodf, remainderf, std::min; the wheel's other path computes them",
+         "atan2f, fmodf, remainderf, std::min; the wheel's other path computes them",
     only_ops=("DIV", "RDIV", "FLOOR_DIVIDE", "RFLOOR_DIVIDE", "POW", "RPOW", "ATAN2", "RATAN2", "FMOD", "RFMOD",
-                      "REMAINDER", "RREMAINDER", "MIN"),
+             "REMAINDER", "RREMAINDER", "MIN"),
 )
 
 

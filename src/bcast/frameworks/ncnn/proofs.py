@@ -11,7 +11,9 @@ from ...core._format import format_shape
 from . import ops as ncnn_ops
 from ..deviations import applicable
 
-from .._proof import CASES, BY_ID, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof
+from .._proof import (
+    CASES, BY_ID, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof,
+)
 
 
 def _ncnn():

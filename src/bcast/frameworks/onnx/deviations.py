@@ -6,6 +6,7 @@ are in :mod:`bcast.frameworks.onnx.proofs`; :mod:`bcast.frameworks.deviations` a
 from __future__ import annotations
 
 from ...core._format import format_shape as _fmt
+from ...core.errors import BroadcastError
 from ...core.plan import Plan
 from .._deviation import Deviation, Outcome, Runtime, attempt, verdict
 
@@ -30,12 +31,13 @@ _ONNX = ("1.23.2",)
 def _numpy_instead(o: Outcome) -> str | None:
     """What numpy broadcasting makes of a legacy query, where that differs from the legacy rule; else None."""
     both = attempt("numpy", *o.shapes)
-    if isinstance(both, Plan) and o.ok and both.shape == o.plan.shape and both.axis_maps == o.plan.axis_maps:
+    plan = o.plan
+    if isinstance(both, Plan) and plan is not None and both.shape == plan.shape and both.axis_maps == plan.axis_maps:
         return None
     return verdict(both)
 
 
-def _gemm_rank_error(o: Outcome) -> str | None:
+def _gemm_rank_error(o: Outcome) -> BroadcastError | None:
     """The rank error of a Gemm query whose A or B is not 2-D (None for any other outcome)."""
     e = o.error
     if o.rule != "onnx-gemm" or e is None or e.kind != "rank" or e.operands not in ((0,), (1,)):
@@ -59,7 +61,7 @@ ONNXRUNTIME_PRELU_BIDIRECTIONAL = Deviation(
     rules=("unidirectional",),
     ops="PRelu",
     condition="the slope is not unidirectionally broadcastable to X but numpy-broadcastable with it, "
-            "e.g. X (3,1), slope (1,4)",
+              "e.g. X (3,1), slope (1,4)",
     behaviour="runs and returns the two-way broadcast shape, (3,4)",
     spec="PRelu's slope is unidirectionally broadcast to X; the output has X's shape",
     check=_prelu_numpy,
@@ -99,7 +101,7 @@ REFERENCE_PRELU_AXIS_FALLBACK = Deviation(
     rules=("unidirectional",),
     ops="PRelu",
     condition="numpy broadcasting fails and the 1-D slope's length occurs exactly once in X's shape, "
-            "e.g. X (2,3,4,5), slope (3,)",
+              "e.g. X (2,3,4,5), slope (3,)",
     behaviour="applies the slope along that axis instead of failing",
     spec="PRelu's slope is unidirectionally broadcast to X (right-aligned)",
     check=_reference_prelu_fallback,
@@ -173,7 +175,7 @@ REFERENCE_LEGACY_IGNORES_BROADCAST = Deviation(
 
 
 def _converter_axis(o: Outcome) -> str | None:
-    if o.rule != "onnx-legacy" or not o.ok or not o.attrs.get("broadcast"):
+    if o.rule != "onnx-legacy" or o.plan is None or not o.attrs.get("broadcast"):
         return None
     a, b = o.shapes
     axis = o.attrs.get("axis")
@@ -196,9 +198,9 @@ ONNX_VERSION_CONVERTER_AXIS = Deviation(
     ops="convert_version from opset 6 to 7+ of Add/Sub/Mul/Div with broadcast=1",
     condition="an explicit axis other than rank(A) - rank(B), with rank(B) < rank(A)",
     behaviour="axis > 0 or -1: unsqueezes rank(A) - rank(B) trailing 1s into B instead of rank(A) - rank(B) - axis "
-            "(-1 read literally, not as suffix matching), then fails assert_numpy_multibroadcastable; axis 0: the "
-            "Unsqueeze is right but its output has no element type, so onnxruntime refuses the converted model "
-            "(\"Invalid tensor data type 0\")",
+              "(-1 read literally, not as suffix matching), then fails assert_numpy_multibroadcastable; axis 0: the "
+              "Unsqueeze is right but its output has no element type, so onnxruntime refuses the converted model "
+              "(\"Invalid tensor data type 0\")",
     spec="the opset-7 model must compute what the legacy rule computes",
     check=_converter_axis,
 )
@@ -223,8 +225,9 @@ REFERENCE_POW1_LEGACY_ATTRS = Deviation(
     rules=("onnx-legacy",),
     ops="Pow-1",
     condition="the node has a broadcast or axis attribute, whatever its value",
-    behaviour="does not run: \"Pow._run() got an unexpected keyword argument 'broadcast'\" (or 'axis'); a Pow-1 without "
-            "them runs with numpy broadcasting, as reference-legacy-ignores-broadcast says of the other legacy ops",
+    behaviour="does not run: \"Pow._run() got an unexpected keyword argument 'broadcast'\" (or 'axis'); a Pow-1 "
+              "without "
+              "them runs with numpy broadcasting, as reference-legacy-ignores-broadcast says of the other legacy ops",
     spec="Pow-1 takes broadcast and axis and broadcasts by the legacy rule: B's dims EQUAL A's from axis",
     check=_reference_pow1,
     only_ops=("Pow",),
@@ -249,7 +252,8 @@ REFERENCE_VARIADIC_BEFORE_8_BROADCASTS = Deviation(
     proven_on=_ONNX,
     rules=("none",),
     ops="Max, Min, Sum, Mean at opset 1-7",
-    condition="the shapes differ but are numpy-broadcastable (for Mean: to data_0's shape), e.g. Max-6 of (2,3) and (3,)",
+    condition="the shapes differ but are numpy-broadcastable (for Mean: to data_0's shape), e.g. Max-6 of (2,3) "
+              "and (3,)",
     behaviour="runs with numpy broadcasting and returns the broadcast shape, (2,3); onnxruntime refuses",
     spec="before opset 8 all inputs must have the same shape (no broadcasting)",
     check=_reference_variadic_numpy,
@@ -278,7 +282,7 @@ REFERENCE_GEMM_BETA0_UNCHECKED_C = Deviation(
     ops="Gemm",
     condition="beta=0 and C is not unidirectionally broadcastable to (M, N), e.g. A (2,3), B (3,4), C (3,)",
     behaviour="never reads C and returns alpha * A' * B', (2,4); onnxruntime refuses (\"Gemm: Invalid bias shape for "
-            "broadcast\")",
+              "broadcast\")",
     spec="C must be unidirectionally broadcastable to (M, N), whatever beta",
     check=_reference_gemm_beta0,
     only_ops=("Gemm",),
@@ -286,7 +290,7 @@ REFERENCE_GEMM_BETA0_UNCHECKED_C = Deviation(
 
 
 def _reference_mean_in_place(o: Outcome) -> str | None:
-    if o.rule != "numpy" or not o.ok or o.plan.shape == tuple(o.shapes[0]):
+    if o.rule != "numpy" or o.plan is None or o.plan.shape == tuple(o.shapes[0]):
         return None
     return (f"onnx's ReferenceEvaluator refuses: its Mean adds in place into data_0 {_fmt(o.shapes[0])}, which cannot "
             f"hold the output {_fmt(o.plan.shape)} (\"non-broadcastable output operand\")")
@@ -299,8 +303,9 @@ REFERENCE_MEAN_IN_PLACE = Deviation(
     rules=("numpy",),
     ops="Mean (opset 8+)",
     condition="the broadcast output is larger than data_0, e.g. data_0 (2,1), data_1 (4,2,1)",
-    behaviour="refuses: it adds in place into data_0 (\"non-broadcastable output operand with shape (2,1) doesn't match "
-            "the broadcast shape (4,2,1)\"); onnxruntime returns (4,2,1)",
+    behaviour="refuses: it adds in place into data_0 (\"non-broadcastable output operand with shape (2,1) doesn't "
+              "match "
+              "the broadcast shape (4,2,1)\"); onnxruntime returns (4,2,1)",
     spec="Mean broadcasts multidirectionally (numpy): the output has the broadcast shape",
     check=_reference_mean_in_place,
     only_ops=("Mean",),
@@ -311,7 +316,7 @@ def _ort_gemm_rank1_a(o: Outcome) -> str | None:
     e = _gemm_rank_error(o)
     if e is None or o.attrs.get("transA") or len(e.shapes[0]) != 1 or len(e.shapes[1]) != 2:
         return None
-    (k,), b = e.shapes[0], e.shapes[1]
+    (k,) = e.shapes[0]
     row = attempt("onnx-gemm", (1, k), *e.shapes[1:], transB=o.attrs.get("transB", 0))
     if not isinstance(row, Plan):
         return None
@@ -347,7 +352,7 @@ REFERENCE_GEMM_ANY_RANK = Deviation(
     ops="Gemm",
     condition="A or B is not 2-D, e.g. A (2,3,4), B (4,5), or A (1,4), B ()",
     behaviour="computes numpy.dot(A', B') and adds C with numpy broadcasting: returns (2,3,5), (1,4)... wherever numpy "
-            "can compute it (onnxruntime refuses all but a 1-D A)",
+              "can compute it (onnxruntime refuses all but a 1-D A)",
     spec="A and B are 2-D: (M, K) and (K, N)",
     check=_reference_gemm_any_rank,
 )

@@ -14,7 +14,10 @@ from ..deviations import applicable
 from .._oracle import RuntimeRefused, last_line
 from ._model import make_model
 
-from .._proof import CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises, _rule_attrs, proof
+from .._proof import (
+    CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises,
+    _rule_attrs, proof,
+)
 
 
 def _onnx():
@@ -356,7 +359,7 @@ def onnxruntime_gemm_reads_a_1d_a_as_a_row(dev):
 ])
 def reference_gemm_takes_any_rank(dev):
     onnx, oracle = _onnx()
-    for i, (shapes, attrs) in enumerate(CASES[dev]):
+    for i, (shapes, _attrs) in enumerate(CASES[dev]):
         _expect_error(dev, i)
         arrays = _floats(shapes)
         try:

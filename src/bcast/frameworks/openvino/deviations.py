@@ -1,6 +1,7 @@
 """OpenVINO's deviation records: where its shape inference, its CPU plugin, its reference evaluate
 (Model.evaluate) and its Python builders do not do what OpenVINO's op specs say.  Each record follows
-its ``check`` (the CPU plugin's in :mod:`.deviations_cpu`); their proofs are in :mod:`bcast.frameworks.openvino.proofs` and ``proofs_run``;
+its ``check`` (the CPU plugin's in :mod:`.deviations_cpu`); their proofs are in
+:mod:`bcast.frameworks.openvino.proofs` and ``proofs_run``;
 :mod:`bcast.frameworks.deviations` assembles the registry.
 """
 
@@ -20,7 +21,7 @@ from .shape_inference import broadcast_pdpd, pdpd_merge
 __all__ = ["DEVIATIONS", "OpenVINORuntime"]
 
 
-def _broadcast_data(o: Outcome) -> str | None:
+def _broadcast_data(o: Outcome) -> tuple | None:
     """The data shape of a Broadcast query (mode numpy is the unidirectional rule: target, then data)."""
     if o.rule == "unidirectional":
         return tuple(o.shapes[1])
@@ -46,10 +47,10 @@ def _ov_cpu_bpdpd_end_aligned(data, out):
 
 
 def _ov_pdpd_trailing(o: Outcome) -> str | None:
-    if o.rule == "pdpd" and o.ok and None in o.plan.axis_maps[1]:
+    if o.rule == "pdpd" and o.plan is not None and None in o.plan.axis_maps[1]:
         return ("OpenVINO refuses this pair (\"Argument shapes are inconsistent.\"): its shape inference "
                 "does not ignore B's trailing 1s, so B must fit from the axis with all of them")
-    if o.rule == "openvino-select" and o.ok and o.attrs.get("auto_broadcast") == "pdpd" and any(
+    if o.rule == "openvino-select" and o.plan is not None and o.attrs.get("auto_broadcast") == "pdpd" and any(
         None in m for m in o.plan.axis_maps
     ):
         return ("OpenVINO refuses these shapes: its shape inference does not ignore trailing 1s of "
@@ -91,7 +92,7 @@ OPENVINO_PYTHON_PDPD_AXIS0 = Deviation(
     proven_on=_OV,
     rules=("pdpd", "openvino-broadcast-pdpd"),
     ops="ops.add(...) and the other Python element-wise builders with auto_broadcast=\"pdpd\"; "
-            "ops.broadcast(..., broadcast_spec=\"pdpd\")",
+        "ops.broadcast(..., broadcast_spec=\"pdpd\")",
     condition="no axis attribute is given",
     behaviour="the op gets axis 0 (the default AutoBroadcastSpec's), not -1",
     spec="PDPD's default axis is -1, meaning rank(A) - rank(B)",
@@ -101,7 +102,7 @@ OPENVINO_PYTHON_PDPD_AXIS0 = Deviation(
 
 
 def _ov_select_reference(o: Outcome) -> str | None:
-    if o.rule != "openvino-select" or not o.ok or o.attrs.get("auto_broadcast") != "pdpd":
+    if o.rule != "openvino-select" or o.plan is None or o.attrs.get("auto_broadcast") != "pdpd":
         return None
     if o.attrs.get("axis") == -1 and len(o.shapes[0]) != len(o.shapes[2]):
         return ("openvino's reference evaluate (Model.evaluate) places cond with else's axis "
@@ -125,14 +126,14 @@ OPENVINO_SELECT_REFERENCE_PDPD = Deviation(
 
 def _ov_bpdpd_stretch(o: Outcome) -> str | None:
     e = o.error
-    if o.rule != "openvino-broadcast-pdpd" or e is None or e.kind != "dims":
+    if o.rule != "openvino-broadcast-pdpd" or e is None or e.kind != "dims" or e.dims is None:
         return None
     if e.dims[0] != 1 and e.dims[1] == 1:  # (data dim, target dim 1)
-        ov = broadcast_pdpd(*e.shapes, dict(e.attrs).get("axis", -1))
-        if ov is None:
-            return None
         data, target = e.shapes
         axis = dict(e.attrs).get("axis", -1)
+        ov = broadcast_pdpd(data, target, axis)
+        if ov is None:
+            return None
         note = (f"OpenVINO lets a target dim of 1 take data's dim and returns {_fmt(ov)}, not the target "
                 f"{_fmt(target)}")
         if axis != -1 and len(data) > len(target) - axis:  # data runs past the target's end (trailing 1s)
@@ -150,22 +151,23 @@ OPENVINO_BROADCAST_PDPD_STRETCHES_TARGET = Deviation(
     ops="Broadcast-1/3 mode pdpd",
     condition="a target dim of 1 faces a data dim other than 1 (> 1, or 0), e.g. data (3,) or (0,), target [2,1]",
     behaviour="the output takes data's dim, so it differs from target_shape: (2,3) or (2,0); where data, placed from "
-            "the axis, also runs past the target's end with trailing 1s (data (3,1), target [1,1], axis 1: shape "
-            "inference gives (1,3)) both the CPU plugin and Model.evaluate fail at run time (\"Tile with "
-            "non-positive repeats must produce an empty output shape.\")",
+              "the axis, also runs past the target's end with trailing 1s (data (3,1), target [1,1], axis 1: shape "
+              "inference gives (1,3)) both the CPU plugin and Model.evaluate fail at run time (\"Tile with "
+              "non-positive repeats must produce an empty output shape.\")",
     spec="PDPD broadcasts data into the target only; the output is target_shape",
     check=_ov_bpdpd_stretch,
 )
 
 
 def _ov_bpdpd_short(o: Outcome) -> str | None:
-    if o.rule != "openvino-broadcast-pdpd" or not o.ok:
+    if o.rule != "openvino-broadcast-pdpd" or o.plan is None:
         return None
     data, target = o.shapes
     start = o.plan.attr("start_axis")
     if len(data) < len(target) - start:
         return ("OpenVINO refuses this (\"Accessing out-of-range dimension\"): its shape inference needs data "
-                f"to reach the target's last axis, so data must be written {_fmt(data + (1,) * (len(target) - start - len(data)))}")
+                f"to reach the target's last axis, so data must be written "
+                f"{_fmt(data + (1,) * (len(target) - start - len(data)))}")
     return None
 
 
@@ -206,9 +208,9 @@ OPENVINO_EXPLICIT_DUPLICATE_AXES = Deviation(
     rules=("explicit",),
     ops="Broadcast-3 mode explicit",
     condition="axes_mapping repeats an axis, e.g. [1, 1], and is otherwise what OpenVINO accepts: one entry per data "
-            "axis, each an axis of the target, sorted, each data dim 1 or the target dim it maps to",
+              "axis, each an axis of the target, sorted, each data dim 1 or the target dim it maps to",
     behaviour="accepted (it passes is_sorted), output target_shape; the values are nonsense and CPU and reference "
-            "disagree",
+              "disagree",
     spec="axes_mapping maps each data axis to its own output axis, sorted",
     check=_ov_explicit_dups,
 )
@@ -250,16 +252,16 @@ OPENVINO_BROADCAST_PDPD_LONG_DATA = Deviation(
     rules=("openvino-broadcast-pdpd",),
     ops="Broadcast-1/3 mode pdpd",
     condition="data placed from the axis runs past the target's last axis (rank(data) > rank(target) - axis, an axis "
-            "past the target's rank included), e.g. data (3,5), target [2,3], axis 1",
+              "past the target's rank included), e.g. data (3,5), target [2,3], axis 1",
     behaviour="shape inference ignores data's dims past the target's last axis (and an axis past the target's rank) "
-            "and returns what the rest gives "
-            "(target_shape, but for the stretches-target deviation); the CPU plugin ignores the axis and aligns data "
-            "with the end of the output: it fails (\"Tile with non-positive repeats must produce an empty output "
-            "shape.\") where a data dim is then larger than the output's, else returns data broadcast from there, or "
-            "garbage where a dim neither matches nor is 1 -- also where the extra dims are 1s the spec ignores, "
-            "e.g. data (3,1), target [3,3], axis 1 gives data along axis 0",
+              "and returns what the rest gives "
+              "(target_shape, but for the stretches-target deviation); the CPU plugin ignores the axis and aligns data "
+              "with the end of the output: it fails (\"Tile with non-positive repeats must produce an empty output "
+              "shape.\") where a data dim is then larger than the output's, else returns data broadcast from there, or "
+              "garbage where a dim neither matches nor is 1 -- also where the extra dims are 1s the spec ignores, "
+              "e.g. data (3,1), target [3,3], axis 1 gives data along axis 0",
     spec="data is a contiguous run of the target from the axis, rank(data) <= rank(target); only its trailing 1s "
-            "are ignored",
+         "are ignored",
     check=_ov_bpdpd_long,
 )
 
@@ -309,11 +311,11 @@ OPENVINO_PDPD_ZERO_SIZE = Deviation(
     rules=("pdpd", "openvino-select"),
     ops="element-wise ops and Select with auto_broadcast=pdpd",
     condition="a B (cond, else) dim of 1 faces an A (then) dim of 0, e.g. A (0,), B (1,); or a B dim of 0 faces an "
-            "A dim of 1, e.g. A (2,1), B (0,)",
+              "A dim of 1, e.g. A (2,1), B (0,)",
     behaviour="shape inference refuses the first (its static check src > dst reads 1 > 0) and accepts the second, "
-            "the 0 taking A's 1: output (2,0), not A's shape",
+              "the 0 taking A's 1: output (2,0), not A's shape",
     spec="B's dims equal A's or are 1 (only B stretches: \"only B to A broadcast is supported for PDPD\"); "
-            "the output is A's shape",
+         "the output is A's shape",
     check=_ov_pdpd_zero,
 )
 
@@ -336,10 +338,11 @@ OPENVINO_EXPLICIT_SCALAR_AXES = Deviation(
     proven_on=_OV,
     rules=("explicit",),
     ops="Broadcast-3 mode explicit",
-    condition="scalar data with a one-entry axes_mapping [a] where target[a] is 1, e.g. data (), target [1,3], axes [0]",
+    condition="scalar data with a one-entry axes_mapping [a] where target[a] is 1, e.g. data (), target [1,3], "
+              "axes [0]",
     behaviour="shape inference accepts it (a scalar counts as rank 1): target_shape; the CPU plugin returns "
-            "target_shape filled with the scalar; Model.evaluate refuses at run time (\"Broadcast axes_mapping shape 1 "
-            "doesn't match rank of input tensor 0\")",
+              "target_shape filled with the scalar; Model.evaluate refuses at run time (\"Broadcast axes_mapping "
+              "shape 1 doesn't match rank of input tensor 0\")",
     spec="axes_mapping has one entry per data axis, so [] for scalar data",
     check=_ov_explicit_scalar,
 )
@@ -366,13 +369,13 @@ OPENVINO_PRELU_UNCHECKED = Deviation(
     rules=("openvino-prelu",),
     ops="PRelu",
     condition="the slope is neither per channel (1-D of length data[1]) nor numpy-broadcastable into data, "
-            "e.g. data (3,1), slope (1,4)",
+              "e.g. data (3,1), slope (1,4)",
     behaviour="shape inference never checks the slope and returns data's shape; the CPU plugin compiles and runs it "
-            "wherever slope and data are numpy-broadcastable both ways, returning data's shape with values from the "
-            "wrong slope elements (for data (3,1), slope (1,4): the slope's last element throughout); other slopes "
-            "it fails to compile (\"Attempt to broadcast non-1 dimension\") or runs the same way",
+              "wherever slope and data are numpy-broadcastable both ways, returning data's shape with values from the "
+              "wrong slope elements (for data (3,1), slope (1,4): the slope's last element throughout); other slopes "
+              "it fails to compile (\"Attempt to broadcast non-1 dimension\") or runs the same way",
     spec="otherwise the slope is broadcast with numpy rules into data (the output is data's shape); any other "
-            "slope makes the op invalid",
+         "slope makes the op invalid",
     check=_ov_prelu_unchecked,
 )
 
@@ -390,12 +393,12 @@ OPENVINO_BROADCAST_EMPTY_DATA = Deviation(
     runtime=OpenVINORuntime.OPENVINO,
     proven_on=_OV,
     rules=("unidirectional", "bidirectional", "explicit",
-                                                              "openvino-broadcast-pdpd"),
+          "openvino-broadcast-pdpd"),
     ops="Broadcast-3, every mode",
     condition="data has a dim of 0, e.g. data (3,0), target [3,0]; a model of static shapes on the CPU plugin, or "
-            "Model.evaluate",
+              "Model.evaluate",
     behaviour="the process dies (SIGFPE) where OpenVINO accepts the shapes; a CPU model of dynamic shapes returns the "
-            "empty output",
+              "empty output",
     spec="the output is target_shape (or the broadcast shape), empty",
     check=_ov_broadcast_empty_data,
     kills_process=True,
@@ -417,9 +420,9 @@ OPENVINO_EVALUATE_EMPTY_OUTPUT = Deviation(
     ops="element-wise ops, Select and PRelu",
     condition="an input has a dim of 0, so that the output is empty, e.g. int64 Add of A (2,0,3), B (3,)",
     behaviour="evaluate computes elements anyway and writes memory it does not own: int64 Add, Multiply or Divide of "
-            "A (2,0,3), B (3,), Select of cond (2,0,3), then and else int64 (3,), or PRelu float32 of data (0,3,3), "
-            "slope (3,), run a few times, kill the process (\"munmap_chunk(): invalid pointer\", SIGABRT, or SIGSEGV) "
-            "or make an allocation fail (std::bad_alloc)",
+              "A (2,0,3), B (3,), Select of cond (2,0,3), then and else int64 (3,), or PRelu float32 of data (0,3,3), "
+              "slope (3,), run a few times, kill the process (\"munmap_chunk(): invalid pointer\", SIGABRT, or "
+              "SIGSEGV) or make an allocation fail (std::bad_alloc)",
     spec="an empty output: nothing is computed",
     check=_ov_evaluate_empty_output,
     kills_process=True,
@@ -427,7 +430,7 @@ OPENVINO_EVALUATE_EMPTY_OUTPUT = Deviation(
 
 
 def _ov_evaluate_pdpd_greater(o: Outcome) -> str | None:
-    if o.rule != "pdpd" or not o.ok or o.plan.aligned_shape(1) == o.plan.shape:
+    if o.rule != "pdpd" or o.plan is None or o.plan.aligned_shape(1) == o.plan.shape:
         return None
     return (f"OpenVINO's Model.evaluate computes {o.op} with pdpd as if B were not broadcast, reading past B's "
             "end: wrong values (the CPU plugin is right)")
@@ -441,8 +444,8 @@ OPENVINO_EVALUATE_PDPD_GREATER = Deviation(
     ops="Greater, GreaterEqual with auto_broadcast=pdpd",
     condition="B is broadcast, e.g. A (2,3), B (3,)",
     behaviour="wrong values: B is read as if it had A's shape, past its end ([[1,5,3],[4,2,6]] > [3,3,3] gets the "
-            "first row right, [F,T,F], and compares the second with whatever memory follows B); the CPU plugin is "
-            "right",
+              "first row right, [F,T,F], and compares the second with whatever memory follows B); the CPU plugin is "
+              "right",
     spec="A > B with B broadcast into A: [[F,T,F],[T,F,T]]",
     check=_ov_evaluate_pdpd_greater,
     only_ops=("Greater", "GreaterEqual"),
@@ -456,7 +459,7 @@ OPENVINO_PRELU_ELEMENT_TYPES = Deviation(
     rules=("openvino-prelu",),
     ops="PRelu",
     condition="data and slope of different element types, or of a non-floating type, e.g. float32 data with an "
-            "int32 slope, or bool",
+              "int32 slope, or bool",
     behaviour="shape inference checks no element type: it accepts them all",
     spec="data and slope have one floating-point type T",
     only_ops=("PRelu",),

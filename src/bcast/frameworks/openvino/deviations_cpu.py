@@ -35,7 +35,7 @@ CPU_NO_REFERENCE = {
 
 
 def _ov_cpu_pdpd_ops(o: Outcome) -> str | None:
-    if o.rule != "pdpd" or not o.ok or o.attrs.get("axis", -1) == -1:
+    if o.rule != "pdpd" or o.plan is None or o.attrs.get("axis", -1) == -1:
         return None
     a, b = o.shapes
     if len(b) >= len(a):
@@ -65,23 +65,23 @@ OPENVINO_CPU_PDPD_OPS = Deviation(
     proven_on=_OV,
     rules=("pdpd",),
     ops="Subtract, Divide (floating types), the comparisons, the logical and the bitwise ops with "
-            "auto_broadcast=pdpd",
+        "auto_broadcast=pdpd",
     condition="an explicit axis (not -1) and rank(B) < rank(A), e.g. A (3,3), B (3,), axis 0",
     behaviour="the plugin ignores the axis and broadcasts as numpy does (B right-aligned): where that does not fit A "
-            "compile_model fails (\"Argument shapes are inconsistent.\", \"Eltwise executor got invalid "
-            "input/output dims configuration\"); where it fits it silently computes that placement: Subtract A (3,3), "
-            "B (3,), axis 0 returns A - B along the last axis, int64 A (3,1,1), B (3,1), axis 0 returns shape "
-            "(3,3,1), not A's; the comparisons, the logical and the bitwise ops of some element types (Equal "
-            "float32, bool) fail to compile instead, even where the axis is rank(A) - rank(B) (A (2,3), B (3,), "
-            "axis 1); Add, Multiply, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod and integer Divide "
-            "keep the axis",
+              "compile_model fails (\"Argument shapes are inconsistent.\", \"Eltwise executor got invalid "
+              "input/output dims configuration\"); where it fits it silently computes that placement: Subtract "
+              "A (3,3), B (3,), axis 0 returns A - B along the last axis, int64 A (3,1,1), B (3,1), axis 0 returns "
+              "shape (3,3,1), not A's; the comparisons, the logical and the bitwise ops of some element types (Equal "
+              "float32, bool) fail to compile instead, even where the axis is rank(A) - rank(B) (A (2,3), B (3,), "
+              "axis 1); Add, Multiply, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod and integer Divide "
+              "keep the axis",
     spec="every element-wise op supports auto_broadcast=pdpd with any valid axis: B is placed from the axis",
     check=_ov_cpu_pdpd_ops,
 )
 
 
 def _ov_bidirectional_zero(o: Outcome) -> str | None:
-    if o.rule != "bidirectional" or not o.ok:
+    if o.rule != "bidirectional" or o.plan is None:
         return None
     data, target = o.shapes
     n = len(o.plan.shape)
@@ -104,17 +104,17 @@ OPENVINO_CPU_BIDIRECTIONAL_ZERO = Deviation(
     rules=("bidirectional",),
     ops="Broadcast-3 mode bidirectional",
     condition="a data dim of 0 faces a target dim of 1, e.g. data (0,), target [2,1]; or a data dim of 1 faces a "
-            "target dim of 0, e.g. data (1,), target [2,0]",
+              "target dim of 0, e.g. data (1,), target [2,0]",
     behaviour="the first: compile_model fails (\"Input shape dimension equal 0 cannot be broadcasted (numpy mode) to "
-            "1\"); the second, on a model of static shapes: the output keeps data's 1, (2,1), although its own "
-            "shape inference says (2,0) (a model of dynamic shapes returns (2,0))",
+              "1\"); the second, on a model of static shapes: the output keeps data's 1, (2,1), although its own "
+              "shape inference says (2,0) (a model of dynamic shapes returns (2,0))",
     spec="numpy.array(data) * numpy.ones(target) has shape (2,0) in both examples",
     check=_ov_bidirectional_zero,
 )
 
 
 def _ov_scalar_to_scalar(o: Outcome) -> str | None:
-    if o.rule in ("bidirectional", "unidirectional") and o.ok and all(len(s) == 0 for s in o.shapes):
+    if o.rule in ("bidirectional", "unidirectional") and o.plan is not None and all(len(s) == 0 for s in o.shapes):
         return ("OpenVINO's CPU plugin crashes (segmentation fault) compiling a Broadcast of a scalar to the "
                 "target shape []")
     return None
@@ -135,9 +135,9 @@ OPENVINO_CPU_SCALAR_TO_SCALAR = Deviation(
 
 
 def _ov_cpu_reference_fallback(o: Outcome) -> str | None:
-    if o.rule != "pdpd" or not o.ok or len(o.shapes[1]) >= len(o.shapes[0]):
+    if o.rule != "pdpd" or o.plan is None or len(o.shapes[1]) >= len(o.shapes[0]):
         return None
-    types = CPU_NO_REFERENCE.get(o.op, ())
+    types = CPU_NO_REFERENCE.get(o.op or "", ())
     dtype = _element_type(o)
     if dtype is not None and dtype not in types:
         return None
@@ -153,11 +153,11 @@ OPENVINO_CPU_PDPD_REFERENCE_FALLBACK = Deviation(
     proven_on=_OV,
     rules=("pdpd",),
     ops="Multiply, Divide, Power, Maximum, SquaredDifference int8/uint8, Minimum int8, Mod float16/float32 with "
-            "auto_broadcast=pdpd",
+        "auto_broadcast=pdpd",
     condition="rank(B) < rank(A), e.g. Multiply int8 A (2,3), B (3,)",
     behaviour="the plugin hands these to OpenVINO's reference implementation, which has no kernel for them: "
-            "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); the same ops run with "
-            "equal ranks",
+              "compile_model fails (\"Cannot fallback on ngraph reference implementation\"); the same ops run with "
+              "equal ranks",
     spec="every element-wise op supports auto_broadcast=pdpd for each element type it accepts",
     check=_ov_cpu_reference_fallback,
     only_ops=tuple(CPU_NO_REFERENCE),
@@ -165,7 +165,7 @@ OPENVINO_CPU_PDPD_REFERENCE_FALLBACK = Deviation(
 
 
 def _ov_cpu_sqdiff_int(o: Outcome) -> str | None:
-    if o.rule != "pdpd" or not o.ok or _element_type(o) not in ("int32", "int64"):
+    if o.rule != "pdpd" or o.plan is None or _element_type(o) not in ("int32", "int64"):
         return None
     return (f"the CPU plugin never compiles SquaredDifference {_element_type(o)} with pdpd (\"Cannot fallback on "
             "ngraph reference implementation\"), equal shapes included")
@@ -179,7 +179,7 @@ OPENVINO_CPU_PDPD_SQUARED_DIFFERENCE_INT = Deviation(
     ops="SquaredDifference int32/int64 with auto_broadcast=pdpd",
     condition="always, equal shapes included, e.g. A (2,3), B (2,3)",
     behaviour="compile_model fails (\"Cannot fallback on ngraph reference implementation\"); with numpy broadcasting "
-            "it runs",
+              "it runs",
     spec="SquaredDifference supports auto_broadcast=pdpd for every numeric type",
     check=_ov_cpu_sqdiff_int,
     only_ops=("SquaredDifference",),
@@ -187,7 +187,7 @@ OPENVINO_CPU_PDPD_SQUARED_DIFFERENCE_INT = Deviation(
 
 
 def _ov_cpu_select_axis(o: Outcome) -> str | None:
-    if o.rule != "openvino-select" or not o.ok or o.attrs.get("auto_broadcast") != "pdpd":
+    if o.rule != "openvino-select" or o.plan is None or o.attrs.get("auto_broadcast") != "pdpd":
         return None
     if o.attrs.get("axis", -1) == -1 or 0 in o.plan.shape:
         return None
@@ -205,10 +205,10 @@ OPENVINO_CPU_SELECT_PDPD_AXIS = Deviation(
     rules=("openvino-select",),
     ops="Select with auto_broadcast=pdpd",
     condition="an explicit axis (not -1) and a non-empty output, e.g. float32 cond (3,), then (2,3), else (3,), axis 1 "
-            "(equal shapes with axis 0, and scalars, too)",
+              "(equal shapes with axis 0, and scalars, too)",
     behaviour="compile_model fails (\"'Else' tensor shape is not broadcastable.\", \"'Cond' tensor shape is not "
-            "broadcastable.\", \"Unsupported auto broadcast specification\") for every element type of then/else "
-            "but int32 and int64, which it runs right; an empty output compiles",
+              "broadcastable.\", \"Unsupported auto broadcast specification\") for every element type of then/else "
+              "but int32 and int64, which it runs right; an empty output compiles",
     spec="Select supports auto_broadcast=pdpd with any valid axis",
     check=_ov_cpu_select_axis,
 )
@@ -221,15 +221,15 @@ OPENVINO_CPU_INTEGER_VALUES = Deviation(
     rules=("numpy", "none", "pdpd"),
     ops="integer Add, Subtract, Multiply, Divide, Power, SquaredDifference, FloorMod, Mod",
     condition="any shapes; these values: int8/uint8 results out of range; int8/uint8 Divide; int16/int32/int64 Divide "
-            "with numpy or no broadcasting; int64 values beyond int32; a zero divisor",
+              "with numpy or no broadcasting; int64 values beyond int32; a zero divisor",
     behaviour="int8/uint8 arithmetic saturates (int8 100 + 100 = 127, uint8 3 - 5 = 0) and int8/uint8 Divide rounds "
-            "to nearest on a model of dynamic shapes (4 / 7 = 1), truncates on one of static shapes (-7 / 2 = -3); "
-            "int16/int32/int64 Divide with numpy or no broadcasting truncates (-7 / 2 = -3) whatever "
-            "python_division says (with pdpd it floors, as the spec says); int64 is computed in int32 "
-            "(2**40 + 3 = 3); integer Divide, FloorMod and Mod by 0 return garbage (INT_MIN, 0) with no error",
+              "to nearest on a model of dynamic shapes (4 / 7 = 1), truncates on one of static shapes (-7 / 2 = -3); "
+              "int16/int32/int64 Divide with numpy or no broadcasting truncates (-7 / 2 = -3) whatever "
+              "python_division says (with pdpd it floors, as the spec says); int64 is computed in int32 "
+              "(2**40 + 3 = 3); integer Divide, FloorMod and Mod by 0 return garbage (INT_MIN, 0) with no error",
     spec="the reference implementation (Model.evaluate): wrapping arithmetic in the element type, int64 in "
-            "int64, Divide floors with python_division=True (the default) and truncates without; division by 0 is "
-            "an error",
+         "int64, Divide floors with python_division=True (the default) and truncates without; division by 0 is "
+         "an error",
     only_ops=("Add", "Subtract", "Multiply", "Divide", "Power", "SquaredDifference", "FloorMod", "Mod"),
 )
 

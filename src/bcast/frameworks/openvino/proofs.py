@@ -13,7 +13,10 @@ from ...core._format import format_shape
 from ..deviations import applicable
 from .._oracle import RuntimeRefused
 
-from .._proof import CASES, _aligned, _case, _changed, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises, _refusal, _run_child, _signal_name, proof
+from .._proof import (
+    CASES, _aligned, _case, _changed, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises,
+    _refusal, _run_child, _signal_name, proof,
+)
 
 
 def _ov():

@@ -15,7 +15,10 @@ from . import ops as openvino_ops
 from ..deviations import applicable
 from .._oracle import RuntimeRefused
 
-from .._proof import CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal, _run_child, _signal_name, proof
+from .._proof import (
+    CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal,
+    _run_child, _signal_name, proof,
+)
 from .proofs import _child_json, _ov, _ov_values, _pdpd
 
 
@@ -47,7 +50,7 @@ def openvino_prelu_slope_unchecked(dev):
         _expect_error(dev, i)  # neither per channel nor numpy-broadcastable into data
     runs = _child_json(_OV_PRELU_CPU.format(cases=[shapes for shapes, _ in cases]))
     _expect(len(runs) == len(cases), runs)
-    for i, (((x_shape, s_shape), attrs), run) in enumerate(zip(cases, runs)):
+    for i, (((x_shape, s_shape), _attrs), run) in enumerate(zip(cases, runs)):
         where = f"PRelu of data {x_shape} with slope {s_shape}"
         _expect(tuple(run["inferred"]) == x_shape, f"{where}: shape inference gives {run['inferred']}")
         if "error" in run:
@@ -200,7 +203,7 @@ print("survived; output shape", y.shape, flush=True)
 def openvino_broadcast_of_empty_data_crashes(dev):
     ov, oracle = _ov()
     runs = []
-    for (shapes, attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
+    for (shapes, _attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
         target, data = shapes if mode == "numpy" else shapes[::-1]
         _expect(_plan(dev, len(runs) // 2).shape == target)  # the spec: the empty target shape
         # a CPU model of dynamic shapes returns it (in-process: it does not crash)
