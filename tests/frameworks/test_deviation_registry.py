@@ -257,3 +257,16 @@ def test_conformance_prints_the_installed_version_of_an_unproven_one(newer_onnxr
     from bcast.conformance.html import _drift
 
     assert _drift(devs[0]) == "; " + newer_onnxruntime
+
+
+def test_no_record_id_is_written_outside_the_records():
+    """What conformance, lint and translate need of a record is a field (``kills_process``,
+    ``needs_omitted_attr``, the runtime enum), so none of them names a record by its id."""
+    import pathlib
+
+    import bcast
+
+    root = pathlib.Path(bcast.__file__).parent
+    for rel in ("conformance/matrix.py", "models/lint.py", "translation/search.py"):
+        text = (root / rel).read_text(encoding="utf-8")
+        assert not [d.id for d in DEVIATIONS if f'"{d.id}"' in text], rel
