@@ -72,7 +72,7 @@ class Outcome:
 
 
 #: A record's check: a sentence about one query where the record bears on it, else None.
-Check = Callable[[Outcome], "str | None"]
+Check = Callable[[Outcome], str | None]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,7 +3,9 @@ exceptions, and small helpers (bcast's own answer on a case, a child process
 for runs that kill theirs).
 
 A proof is a function of the record id, registered with :func:`proof` under
-that id with the shape cases it runs.  It returns normally while the runtime
+that id with the shape cases it runs, in its framework's proof modules
+(``bcast.frameworks.<name>.proofs`` and ``proofs_*``, which
+:mod:`bcast.conformance.drift` imports).  The record itself names no proof.  It returns normally while the runtime
 still deviates as recorded; it raises :class:`Gone` (through :func:`_fixed`)
 where the runtime now does what its spec says, :class:`Skipped` where it
 cannot run here; any failed expectation (an ``AssertionError``, raised by
@@ -20,6 +22,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,12 +32,11 @@ from .deviations import BY_ID, applicable
 from ._oracle import RuntimeRefused
 
 #: record id -> its proof (a function of the record id)
-PROOFS: dict = {}
-#: record id -> the (shapes, query) its proof runs: the query is infer's rule and attributes, and for a
-#: record about some ops (only_ops) the op and its other attributes, as bcast.frameworks.deviations.applicable takes
-#: them.
-#: A deviation of values (no check) has no shape case.
-CASES: dict = {}
+PROOFS: dict[str, Callable[[str], None]] = {}
+#: record id -> the (shapes, query) cases its proof runs: the query is infer's rule and attributes, and for
+#: a record about some ops (only_ops) the op and its other attributes, as :func:`.deviations.applicable`
+#: takes them.  A deviation of values (no check) has no shape case.
+CASES: dict[str, list] = {}
 
 
 class Gone(Exception):

@@ -9,10 +9,10 @@ import numpy as np
 
 from ...core._format import format_shape
 from . import ops as ncnn_ops
-from ..deviations import applicable
+from ..deviations import BY_ID, applicable
 
 from .._proof import (
-    CASES, BY_ID, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof,
+    CASES, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof,
 )
 
 

@@ -10,12 +10,12 @@ import numpy as np
 from ...core.errors import BroadcastError
 from ...core._format import format_shape
 from . import ops as onnx_ops
-from ..deviations import applicable
+from ..deviations import BY_ID, applicable
 from .._oracle import RuntimeRefused, last_line
 from ._model import make_model
 
 from .._proof import (
-    CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises,
+    CASES, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises,
     _rule_attrs, proof,
 )
 

@@ -12,11 +12,11 @@ from ...rules import infer
 from ...core.errors import InputError
 from ...core._format import format_shape
 from . import ops as openvino_ops
-from ..deviations import applicable
+from ..deviations import BY_ID, applicable
 from .._oracle import RuntimeRefused
 
 from .._proof import (
-    CASES, BY_ID, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal,
+    CASES, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal,
     _run_child, _signal_name, proof,
 )
 from .proofs import _child_json, _ov, _ov_values, _pdpd
