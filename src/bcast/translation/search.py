@@ -398,8 +398,8 @@ def _agrees(plan: Plan, form: _Form, got: Plan) -> bool:
 
 
 #: The runtimes whose deviations a target's recipe must avoid (OpenVINO: its CPU plugin).
-_RUNTIMES = {"numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,), "openvino": (OpenVINORuntime.OPENVINO,
-             OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,)}
+_RUNTIMES = {"numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,),
+             "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,)}
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list:
