@@ -355,3 +355,12 @@ def test_html_in_headless_chromium(report, tmp_path):
     assert count(VERDICT_COLORS["explained"][0]) > 5000
     assert count(VERDICT_COLORS["unexplained"][0]) < 500  # only the legend's chip
     assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50
+
+
+def test_columns_speak_for_runtimes_of_the_registry():
+    """A column names the runtimes whose records explain it as members of the frameworks' Runtime enums."""
+    from bcast.frameworks.deviations import DEVIATIONS, Runtime
+
+    known = {d.runtime for d in DEVIATIONS}
+    for c in conformance.COLUMNS.values():
+        assert c.deviation_runtimes and all(isinstance(r, Runtime) and r in known for r in c.deviation_runtimes), c

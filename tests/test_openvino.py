@@ -42,7 +42,7 @@ from openvino import opset1  # noqa: E402  (the Python builders' own default axi
 
 import bcast  # noqa: E402
 from bcast import BroadcastError, Plan, format_shape  # noqa: E402
-from bcast.frameworks import deviations as _deviations  # noqa: E402
+from bcast.frameworks.openvino import shape_inference  # noqa: E402
 from bcast.frameworks.deviations import applicable  # noqa: E402
 from bcast.frameworks.openvino import oracle as oracle  # noqa: E402
 from bcast.frameworks._oracle import RuntimeRefused  # noqa: E402
@@ -127,8 +127,8 @@ def show(b) -> str:
 
 # The registry's own models of OpenVINO's shape inference (reference notes §1 and §3), written
 # from the measured behaviour; every query below also runs OpenVINO, so they are checked here too.
-_ov_bpdpd_model = _deviations._ov_broadcast_pdpd_shape
-_ov_pdpd_model = _deviations._ov_pdpd_merge
+_ov_bpdpd_model = shape_inference.broadcast_pdpd
+_ov_pdpd_model = shape_inference.pdpd_merge
 
 
 def _ov_pdpd_query_model(rule, shapes, attrs):

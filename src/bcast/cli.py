@@ -442,10 +442,12 @@ def _cmd_rules(args, out) -> int:
 
 
 def _cmd_deviations(args, out) -> int:
+    from .conformance.drift import proof_name
+
     if args.check:
         return _cmd_deviations_check(args, out)
     if args.json:
-        print(json.dumps([d.to_dict() for d in DEVIATIONS], indent=2), file=out)
+        print(json.dumps([{**d.to_dict(), "proof": proof_name(d.id)} for d in DEVIATIONS], indent=2), file=out)
         return EXIT_OK
     for d in DEVIATIONS:
         fixed = f"; fixed in {d.fixed_in}" if d.fixed_in else ""
@@ -457,7 +459,7 @@ def _cmd_deviations(args, out) -> int:
         print(f"    when: {d.condition}", file=out)
         print(f"    does: {d.behaviour}", file=out)
         print(f"    spec: {d.spec}", file=out)
-        print(f"    proven by: {d.proof}", file=out)
+        print(f"    proven by: {proof_name(d.id)}", file=out)
     return EXIT_OK
 
 

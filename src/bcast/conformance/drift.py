@@ -1,7 +1,8 @@
 """The proofs of the deviation registry (:mod:`bcast.frameworks.deviations`), as users run them.
 
-Each record has one proof, registered under its id in one module here (by
-runtime) with the shape cases it runs.  A proof runs the installed runtime and
+Each record has one proof, registered under its id with the shape cases it
+runs, in its framework's proof modules (``bcast.frameworks.<name>.proofs`` and
+``proofs_*``).  A proof runs the installed runtime and
 gives a :class:`Verdict`:
 
 * ``present``: the runtime still deviates as recorded;
@@ -25,37 +26,50 @@ True
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..frameworks.deviations import DEVIATIONS, installed_version
+from ..frameworks._proof import CASES, PROOFS, Gone, Skipped
+from ..frameworks.deviations import BY_ID, DEVIATIONS, FRAMEWORKS, installed_version
 
-__all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table", "proof_name", "proofs", "prove",
-           "version_key"]
-
-#: The modules that hold the proofs, by runtime.
-MODULES = ("bcast.frameworks.openvino.proofs", "bcast.frameworks.openvino.proofs_run", "bcast.frameworks.ncnn.proofs",
-           "bcast.frameworks.onnx.proofs")
+__all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table", "modules", "proof_name", "proofs",
+           "prove", "version_key"]
 
 VERDICTS = ("present", "gone", "changed", "skipped")
 
 
-def proofs() -> dict:
-    """Record id -> its proof (a function of the record id)."""
-    for m in MODULES:
-        importlib.import_module(m)
-    from ..frameworks._proof import PROOFS
+@functools.cache
+def _loaded() -> tuple[str, ...]:
+    """Import every framework's proof modules (``proofs`` and ``proofs_*`` in its package), once."""
+    found = []
+    for name in FRAMEWORKS:
+        package = importlib.import_module(f"bcast.frameworks.{name}")
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name == "proofs" or info.name.startswith("proofs_"):
+                found.append(importlib.import_module(f"{package.__name__}.{info.name}").__name__)
+    return tuple(found)
 
+
+def modules() -> tuple[str, ...]:
+    """The modules that hold the proofs, framework by framework."""
+    names = {fn.__module__ for fn in proofs().values()}
+    return tuple(m for m in _loaded() if m in names)
+
+
+def proofs() -> dict[str, Callable[[str], None]]:
+    """Record id -> its proof (a function of the record id)."""
+    _loaded()
     return PROOFS
 
 
 def cases(dev_id: str) -> list:
     """The (shapes, query) cases the record's proof runs (empty for a deviation of values)."""
-    proofs()
-    from ..frameworks._proof import CASES
-
+    _loaded()
     return CASES[dev_id]
 
 
@@ -107,14 +121,12 @@ def version_key(version: str) -> tuple:
 
 def prove(dev_id: str) -> Verdict:
     """Run the proof of record ``dev_id`` on the installed runtime."""
-    from ..frameworks._proof import DEV, Gone, Skipped
-
-    d = DEV[dev_id]
+    d = BY_ID[dev_id]
     fn = proofs()[dev_id]
     here = installed_version(d.package)
 
     def verdict(v: str, detail: str = "") -> Verdict:
-        return Verdict(d.id, d.runtime, d.package, tuple(d.proven_on), here, v, detail, d.fixed_in)
+        return Verdict(d.id, str(d.runtime), d.package, tuple(d.proven_on), here, v, detail, d.fixed_in)
 
     if here is None:
         return verdict("skipped", f"{d.package} is not installed")
@@ -168,7 +180,7 @@ def format_table(verdicts: list[Verdict], width: int = 60) -> str:
     if new:
         lines.append("present on versions the registry does not list yet: "
                      + ", ".join(f"{p} {ver}" for p, ver in new)
-                     + " (add them to the records' proven_on in bcast/deviations.py)")
+                     + " (add them to the proven_on versions in bcast/frameworks/<framework>/)")
     if not any(v.verdict != "skipped" for v in verdicts):
         lines.append("nothing could be checked: no runtime the records are about is installed "
                      "(pip install onnxruntime, onnx, openvino or ncnn: each proves its own records)")

@@ -50,9 +50,13 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
-from ..frameworks.deviations import DEVIATIONS, findings_for
+from ..frameworks.deviations import BY_ID, Runtime, findings_for
+from ..frameworks.ncnn.deviations import NcnnRuntime
+from ..frameworks.onnx.deviations import OnnxRuntime
+from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..core._format import format_shape
 from ..core.dims import json_shape
 from ..core.errors import BroadcastError, InputError
@@ -69,9 +73,6 @@ RUNTIMES = {
     "ncnn": ("ncnn", ("ncnn",)),
 }
 
-_RECORDS = {d.id: d for d in DEVIATIONS}
-
-
 @dataclass(frozen=True)
 class Column:
     """One column of the matrix: a runtime and what of it is compared."""
@@ -80,19 +81,17 @@ class Column:
     runtime: str
     title: str
     compares: str  # "values" or "shape"
-    deviation_runtimes: tuple  # the deviation registry's ``runtime`` values that speak for it
+    deviation_runtimes: tuple[Runtime, ...]  # the runtimes whose deviation records speak for it
 
 
 COLUMNS = {c.id: c for c in (
-    Column("onnxruntime", "onnxruntime", "onnxruntime", "values", ("onnxruntime",)),
-    Column("reference", "reference", "onnx ReferenceEvaluator", "values", ("onnx.reference.ReferenceEvaluator",)),
-    Column("openvino", "openvino", "OpenVINO shape inference", "shape", ("openvino",)),
-    Column("openvino-cpu", "openvino", "OpenVINO CPU plugin", "values", ("openvino", "openvino (CPU plugin)")),
-    Column("ncnn", "ncnn", "ncnn BinaryOp", "values", ("ncnn", "ncnn (PyPI wheel, x86-64)")),
+    Column("onnxruntime", "onnxruntime", "onnxruntime", "values", (OnnxRuntime.ONNXRUNTIME,)),
+    Column("reference", "reference", "onnx ReferenceEvaluator", "values", (OnnxRuntime.REFERENCE,)),
+    Column("openvino", "openvino", "OpenVINO shape inference", "shape", (OpenVINORuntime.OPENVINO,)),
+    Column("openvino-cpu", "openvino", "OpenVINO CPU plugin", "values",
+           (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN)),
+    Column("ncnn", "ncnn", "ncnn BinaryOp", "values", (NcnnRuntime.NCNN, NcnnRuntime.PYPI_WHEEL)),
 )}
-
-#: Registry records whose behaviour kills the process: their cases are not run.
-CRASHES = frozenset({"openvino-cpu-scalar-to-scalar", "openvino-broadcast-empty-data", "ncnn-empty-blob"})
 
 
 # --------------------------------------------------------------------------- which op checks which rule
@@ -127,10 +126,10 @@ def _openvino_bindings(column: str) -> dict:
     kind_rules = {"select": "openvino-select", "prelu": "openvino-prelu"}
     for op in openvino.OPS.values():
         if op.kind == "eltwise" and op.types == "numeric":
-            for mode, rule in openvino._AUTO_BROADCAST.items():
+            for mode, rule in openvino.AUTO_BROADCAST.items():
                 out.setdefault(rule, Binding(column, rule, op.name, {"auto_broadcast": mode}))
         elif op.kind == "broadcast":
-            for mode, rule in openvino._BROADCAST_MODES.items():
+            for mode, rule in openvino.BROADCAST_MODES.items():
                 out.setdefault(rule, Binding(column, rule, op.name, {"mode": mode}))
         elif op.kind in kind_rules:
             out.setdefault(kind_rules[op.kind], Binding(column, kind_rules[op.kind], op.name))
@@ -278,7 +277,8 @@ class _OpenVINO:
                 attrs["axis"] = case.attrs["axis"]
             return inputs, attrs
         for k in ("auto_broadcast", "axis"):
-            if k in case.attrs and (k != "axis" or case.attrs.get("auto_broadcast", attrs.get("auto_broadcast")) == "pdpd"):
+            mode = case.attrs.get("auto_broadcast", attrs.get("auto_broadcast"))
+            if k in case.attrs and (k != "axis" or mode == "pdpd"):
                 attrs[k] = case.attrs[k]
         dtypes = ["bool", "float32", "float32"] if spec.kind == "select" else None
         return _arrays(case, len(case.shapes), dtypes), attrs
@@ -294,7 +294,7 @@ class _OpenVINO:
 
         if self.column == "openvino-cpu":
             return ov.run_many(b.op, [(inputs, attrs) for inputs, attrs in jobs])
-        out = []
+        out: list[tuple | RuntimeRefused] = []
         for inputs, attrs in jobs:
             shapes = [getattr(x, "shape", x) for x in inputs]
             try:
@@ -387,14 +387,14 @@ def _run_column(column: Column, b: Binding, cases: list) -> None:
     for case in cases:
         prepared = adapter.inputs(case, b)
         found = _findings(case, column, b)
-        check = {"column": column.id, "op": b.op, "deviations": [
-            {"id": f.deviation.id, "runtime": f.deviation.runtime, "note": f.note,
+        check: dict[str, Any] = {"column": column.id, "op": b.op, "deviations": [
+            {"id": f.deviation.id, "runtime": str(f.deviation.runtime), "note": f.note,
              "proven_on": list(f.deviation.proven_on), "installed": f.deviation.installed} for f in found]}
         case.checks[column.id] = check
         if prepared is None:
             check.update(verdict="not-applicable", why="the runtime cannot express these inputs", runtime=None)
             continue
-        if any(f.deviation.id in CRASHES for f in found):
+        if any(f.deviation.kills_process for f in found):
             check.update(verdict="explained", why="not run: the registry says this kills the process", runtime=None)
             continue
         try:
@@ -599,7 +599,7 @@ def format_text(report: dict) -> str:
     if counts:
         lines.append("\nexplained:")
         for (dev, col), ids in sorted(counts.items()):
-            drift = _RECORDS[dev].drift() if dev in _RECORDS else ""
+            drift = BY_ID[dev].drift() if dev in BY_ID else ""
             lines.append(f"  {dev} ({col}{'; ' + drift if drift else ''}): {len(ids)} case{'s' * (len(ids) != 1)}, "
                          "e.g. " + _disagreement_line(cases[ids[0]], {"column": col}))
     for f in report.get("failures", ()):

@@ -3,7 +3,9 @@ exceptions, and small helpers (bcast's own answer on a case, a child process
 for runs that kill theirs).
 
 A proof is a function of the record id, registered with :func:`proof` under
-that id with the shape cases it runs.  It returns normally while the runtime
+that id with the shape cases it runs, in its framework's proof modules
+(``bcast.frameworks.<name>.proofs`` and ``proofs_*``, which
+:mod:`bcast.conformance.drift` imports).  The record itself names no proof.  It returns normally while the runtime
 still deviates as recorded; it raises :class:`Gone` (through :func:`_fixed`)
 where the runtime now does what its spec says, :class:`Skipped` where it
 cannot run here; any failed expectation (an ``AssertionError``, raised by
@@ -20,21 +22,21 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 
 import numpy as np
 
-import bcast
-from .deviations import DEVIATIONS, applicable
+from ..rules import infer
+from ..core.errors import BroadcastError
+from .deviations import BY_ID, applicable
 from ._oracle import RuntimeRefused
 
-DEV = {d.id: d for d in DEVIATIONS}
-
 #: record id -> its proof (a function of the record id)
-PROOFS: dict = {}
-#: record id -> the (shapes, query) its proof runs: the query is bcast.infer's rule and attributes, and for a
-#: record about some ops (only_ops) the op and its other attributes, as bcast.frameworks.deviations.applicable takes them.
-#: A deviation of values (no check) has no shape case.
-CASES: dict = {}
+PROOFS: dict[str, Callable[[str], None]] = {}
+#: record id -> the (shapes, query) cases its proof runs: the query is infer's rule and attributes, and for
+#: a record about some ops (only_ops) the op and its other attributes, as :func:`.deviations.applicable`
+#: takes them.  A deviation of values (no check) has no shape case.
+CASES: dict[str, list] = {}
 
 
 class Gone(Exception):
@@ -47,7 +49,7 @@ class Skipped(Exception):
 
 def proof(dev_id: str, cases=()):
     """Register the decorated function as the proof of record ``dev_id``, with its shape cases."""
-    if dev_id not in DEV:
+    if dev_id not in BY_ID:
         raise ValueError(f"no deviation record {dev_id!r}")
 
     def register(fn):
@@ -101,7 +103,7 @@ def _case(dev_id: str, i: int = 0):
 
 
 def _rule_attrs(attrs: dict) -> dict:
-    """A case's query without the op: what bcast.infer takes."""
+    """A case's query without the op: what infer takes."""
     return {k: v for k, v in attrs.items() if k not in ("op", "op_attrs")}
 
 
@@ -117,13 +119,13 @@ def _findings(dev_id: str, i: int = 0) -> list:
 
 def _plan(dev_id: str, i: int = 0):
     shapes, attrs = _case(dev_id, i)
-    return bcast.infer(*shapes, **_rule_attrs(attrs))
+    return infer(*shapes, **_rule_attrs(attrs))
 
 
 def _expect_error(dev_id: str, i: int = 0):
     shapes, attrs = _case(dev_id, i)
-    with _raises(bcast.BroadcastError):
-        bcast.infer(*shapes, **_rule_attrs(attrs))
+    with _raises(BroadcastError):
+        infer(*shapes, **_rule_attrs(attrs))
 
 
 def _aligned(plan, arrays):

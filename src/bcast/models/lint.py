@@ -66,6 +66,9 @@ from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label
 
 import onnx  # noqa: E402
 
+from ..frameworks.ncnn.deviations import NcnnRuntime
+from ..frameworks.onnx.deviations import OnnxRuntime
+from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..core.dims import MAX_RANK, UNKNOWN
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
@@ -84,8 +87,10 @@ TARGETS = tuple(TARGET_CHECKS)
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
-_DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
+_RUNTIMES = {"onnx": tuple(OnnxRuntime), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
+             "openvino": tuple(OpenVINORuntime)}
+_DECISIVE = {"onnx": (OnnxRuntime.ONNXRUNTIME,), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
+             "openvino": tuple(OpenVINORuntime)}
 
 
 # --------------------------------------------------------------------------- the walk

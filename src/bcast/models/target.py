@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import frameworks
 from ..core._format import format_shape
 from ..core.plan import Plan
-from ..frameworks.deviations import findings_for
+from ..frameworks.deviations import Runtime, findings_for
 from ..frameworks.onnx import ops as bonnx
 
 if TYPE_CHECKING:
@@ -73,13 +73,13 @@ class Row:
 class Target:
     """The checks of one target; ``visit`` sees every node, ``check`` the sites with a valid spec.
 
-    ``runtimes`` / ``decisive``: the runtime name prefixes of the deviation records that speak
+    ``runtimes`` / ``decisive_runtimes``: the runtimes of the deviation records that speak
     for the target, and of those that make a finding by themselves (set by
     :func:`bcast.models.lint.checker`; a child graph's checks inherit them)."""
 
     name = ""
-    runtimes: tuple[str, ...] = ()
-    decisive_runtimes: tuple[str, ...] = ()
+    runtimes: tuple[Runtime, ...] = ()
+    decisive_runtimes: tuple[Runtime, ...] = ()
 
     def __init__(self, shapes: Shapes, graph: Any, parent: Target | None = None) -> None:
         """``graph``: the graph walked (a subgraph of ``parent``'s, or a function's body)."""
@@ -119,10 +119,10 @@ class Target:
 
     def notes(self, result: Any, op: str | None = None, op_attrs: dict[str, Any] | None = None
               ) -> tuple[Finding, ...]:
-        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(self.runtimes))
+        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime in self.runtimes)
 
     def decisive(self, notes: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        return tuple(f for f in notes if f.deviation.runtime.startswith(self.decisive_runtimes))
+        return tuple(f for f in notes if f.deviation.runtime in self.decisive_runtimes)
 
 
 def moved(spec: Plan, other: Plan) -> list[tuple[int, tuple, tuple]]:

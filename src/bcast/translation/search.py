@@ -65,7 +65,10 @@ from ..core._format import brief, format_shape
 from ..core.dims import is_static
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
-from ..frameworks.deviations import Finding, findings_for
+from ..frameworks.deviations import Finding, Runtime, findings_for
+from ..frameworks.ncnn.deviations import NcnnRuntime
+from ..frameworks.onnx.deviations import OnnxRuntime
+from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..rules import infer
 from .build import BUILD
 from .forms import Form, Reshape, candidates, forms, realizable
@@ -101,15 +104,15 @@ def _agrees(plan: Plan, form: Form, got: Plan) -> bool:
 
 
 #: The runtimes whose deviations a target's recipe must avoid (OpenVINO: its CPU plugin).
-_RUNTIMES: dict[str, tuple[str, ...]] = {
-    "numpy": (), "onnx": ("onnxruntime",), "openvino": ("openvino", "openvino (CPU plugin)"), "ncnn": ("ncnn",)}
-#: Deviations a recipe avoids by construction: the pdpd axis is always written out.
-_AVOIDED_BY_CONSTRUCTION = ("openvino-python-pdpd-axis0",)
+_RUNTIMES: dict[str, tuple[Runtime, ...]] = {
+    "numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,),
+    "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,)}
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list[Finding]:
     return [f for f in findings_for(got, op=op_name, op_attrs={"element_type": "float32"})
-            if f.deviation.runtime in _RUNTIMES[target] and f.deviation.id not in _AVOIDED_BY_CONSTRUCTION]
+            # a recipe writes every attribute out (the pdpd axis too): it avoids those of omitted attributes
+            if f.deviation.runtime in _RUNTIMES[target] and not f.deviation.needs_omitted_attr]
 
 
 def _search(plan: Plan, target: str, op: Op

@@ -7,11 +7,13 @@ import signal
 
 import numpy as np
 
-import bcast
-import bcast.ncnn
-from ..deviations import applicable
+from ...core._format import format_shape
+from . import ops as ncnn_ops
+from ..deviations import BY_ID, applicable
 
-from .._proof import CASES, DEV, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof
+from .._proof import (
+    CASES, _case, _expect, _expect_error, _findings, _fixed, _need, _signal_name, proof,
+)
 
 
 def _ncnn():
@@ -39,7 +41,7 @@ def ncnn_computes_garbage_silently(dev):
         _fixed(dev, ncnn, f"BinaryOp of A {a_shape} and B {b_shape} returns {ret}")
     (finding,) = _findings(dev, 0)
     _expect(np.array(out).shape == (3, 4, 4), np.array(out).shape)  # B read as (3,4,1), A (2,3,4): per-axis max
-    _expect(bcast.format_shape(np.array(out).shape) in finding.note, finding.note)
+    _expect(format_shape(np.array(out).shape) in finding.note, finding.note)
 
     # A mismatch on an outer axis only: rows past the end of A are clamped.
     (a_shape, b_shape), attrs = _case(dev, 1)
@@ -84,7 +86,7 @@ def ncnn_fast_math_departs_from_the_functors(dev):
     ncnn, oracle = _ncnn()
     from .proofs_wheel import same_bits, wheel_departs
 
-    _expect(DEV[dev].check is None and not CASES[dev])
+    _expect(BY_ID[dev].check is None and not CASES[dev])
     f32 = np.float32
     cases = [  # op, a, b, the functor's value, the path that departs
         ("DIV", 1.0, 0.0, f32(np.inf), "vector"),
@@ -102,10 +104,10 @@ def ncnn_fast_math_departs_from_the_functors(dev):
     ]
     fixed = []
     for name, a, b, functor, path in cases:
-        _expect(name in DEV[dev].only_ops, name)
+        _expect(name in BY_ID[dev].only_ops, name)
         x, y = np.full(32, a, f32), np.full(32, b, f32)
         _expect(wheel_departs(name, x[:1], y[:1])[0], name)
-        _expect(same_bits(bcast.ncnn.run(name, x, y), np.full(32, functor, f32)), name)
+        _expect(same_bits(ncnn_ops.run(name, x, y), np.full(32, functor, f32)), name)
         departing, keeping = (slice(None), slice(0, 1)) if path == "vector" else (slice(0, 1), slice(None))
         _expect(same_bits(oracle.run(name, x[keeping], y[keeping]), np.full(len(x[keeping]), functor, f32)), name)
         wheel = oracle.run(name, x[departing], y[departing])

@@ -8,6 +8,7 @@ onnxruntime's is ``differs``.
 from __future__ import annotations
 
 from ...models.target import Row, Site, Target
+from .deviations import OnnxRuntime
 
 __all__ = ["TARGET", "Checks"]
 
@@ -27,7 +28,7 @@ class Checks(Target):
         assert plan is not None  # (check sees sites with a valid spec)
         notes = self.notes(plan, site.op.name, site.attrs)
         if site.legacy:
-            converter = any(f.deviation.id == "onnx-version-converter-axis" for f in notes)
+            converter = any(f.deviation.runtime is OnnxRuntime.VERSION_CONVERTER for f in notes)
             return [Row("legacy", plan.rule,
                         f"{site.op.name}-{site.version.since} is the opset 1-6 form (broadcast/axis): onnxruntime "
                         "has no kernel for it",

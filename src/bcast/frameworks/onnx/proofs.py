@@ -7,13 +7,17 @@ import functools
 
 import numpy as np
 
-import bcast
-import bcast.onnx
-from ..deviations import applicable
+from ...core.errors import BroadcastError
+from ...core._format import format_shape
+from . import ops as onnx_ops
+from ..deviations import BY_ID, applicable
 from .._oracle import RuntimeRefused, last_line
 from ._model import make_model
 
-from .._proof import CASES, DEV, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises, _rule_attrs, proof
+from .._proof import (
+    CASES, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _need, _plan, _raises,
+    _rule_attrs, proof,
+)
 
 
 def _onnx():
@@ -27,9 +31,9 @@ def _onnx():
 @proof("onnxruntime-where-negative-zero", cases=[])
 def onnxruntime_where_loses_the_sign_of_zero(dev):
     """A deviation of values (no shape case, no check): onnxruntime's Where gives +0.0 for an X of -0.0
-    that cond selects; bcast.onnx.run returns X's element, -0.0, as the spec says."""
+    that cond selects; onnx_ops.run returns X's element, -0.0, as the spec says."""
     ort, oracle = _ort()
-    _expect(DEV[dev].check is None and not CASES[dev])
+    _expect(BY_ID[dev].check is None and not CASES[dev])
     for dtype in (np.float32, np.float64):
         cond = np.array([True, False, True, False])
         x = np.array([-0.0, -0.0, -0.0, 1.0], dtype)
@@ -38,7 +42,7 @@ def onnxruntime_where_loses_the_sign_of_zero(dev):
         if np.signbit(got[0]) and np.signbit(got[2]):
             _fixed(dev, ort, f"Where keeps -0.0 from X ({dtype.__name__})")
         _expect(list(np.signbit(got)) == [False, True, False, True])  # from X: +0.0; from Y: -0.0 kept
-        spec = bcast.onnx.run("Where", cond, x, y)
+        spec = onnx_ops.run("Where", cond, x, y)
         _expect(list(np.signbit(spec)) == [True, True, True, True])
 
 
@@ -221,7 +225,7 @@ def reference_pow1_refuses_legacy_attributes(dev):
     plan = _plan(dev, 0)
     A, B = _floats([a_shape, b_shape], low=0.5)
     want = np.power(*_aligned(plan, [A, B]))
-    np.testing.assert_allclose(bcast.onnx.run("Pow", A, B, opset=1, **_legacy(attrs)), want, rtol=1e-6)
+    np.testing.assert_allclose(onnx_ops.run("Pow", A, B, opset=1, **_legacy(attrs)), want, rtol=1e-6)
     try:
         (y,) = oracle.run("Pow", [A, B], opset=1, **_legacy(attrs))
     except RuntimeRefused as e:
@@ -239,7 +243,7 @@ def reference_pow1_refuses_legacy_attributes(dev):
     (y,) = oracle.run("Pow", [A, B], opset=1)
     np.testing.assert_allclose(y, np.power(A, B), rtol=1e-6)
     (finding,) = _findings(dev, 1)
-    _expect(bcast.format_shape(y.shape) in finding.note, finding.note)
+    _expect(format_shape(y.shape) in finding.note, finding.note)
 
     # The two records agree: the older one speaks of Pow-1 no more, of Add-6 still.
     for shapes, attrs in CASES[dev]:
@@ -269,11 +273,11 @@ def reference_variadic_before_8_broadcasts(dev):
     fixed = []
     for i, (shapes, attrs) in enumerate(CASES[dev]):
         op = attrs["op"]
-        where = f"{op}-6 of {', '.join(map(bcast.format_shape, shapes))}"
+        where = f"{op}-6 of {', '.join(map(format_shape, shapes))}"
         _expect_error(dev, i)
         inputs = _floats(shapes, seed=i)
-        with _raises(bcast.BroadcastError):
-            bcast.onnx.run(op, *inputs, opset=6)
+        with _raises(BroadcastError):
+            onnx_ops.run(op, *inputs, opset=6)
         with _raises(RuntimeRefused):  # onnxruntime keeps to the spec
             ort_oracle.run(op, inputs, opset=6)
         try:
@@ -285,7 +289,7 @@ def reference_variadic_before_8_broadcasts(dev):
         _expect(y.shape == want.shape, (where, y.shape))
         np.testing.assert_allclose(y, want, rtol=1e-6, err_msg=where)
         (finding,) = _findings(dev, i)
-        _expect(bcast.format_shape(want.shape) in finding.note, finding.note)
+        _expect(format_shape(want.shape) in finding.note, finding.note)
     if fixed:
         _fixed(dev, onnx, "; ".join(fixed))
     # Mean with an output larger than data_0: the evaluator refuses too (it adds in place), and the record
@@ -306,8 +310,8 @@ def reference_gemm_beta0_does_not_check_c(dev):
     _expect_error(dev)
     beta = attrs["op_attrs"]["beta"]
     A, B, C = _floats(shapes)
-    with _raises(bcast.BroadcastError):
-        bcast.onnx.run("Gemm", A, B, C, beta=beta)
+    with _raises(BroadcastError):
+        onnx_ops.run("Gemm", A, B, C, beta=beta)
     with _raises(RuntimeRefused, match="Invalid bias shape"):  # onnxruntime keeps to the spec
         ort_oracle.run("Gemm", [A, B, C], beta=beta)
     try:
@@ -316,7 +320,7 @@ def reference_gemm_beta0_does_not_check_c(dev):
         _fixed(dev, onnx, f"Gemm beta=0 with C {shapes[2]} is refused: {e.message}")
     np.testing.assert_allclose(y, A @ B, rtol=1e-6)
     (finding,) = _findings(dev)
-    _expect(bcast.format_shape(y.shape) in finding.note, finding.note)
+    _expect(format_shape(y.shape) in finding.note, finding.note)
     # With beta=1 the evaluator reads C and refuses, and the record says nothing.
     with _raises(RuntimeRefused):
         oracle.run("Gemm", [A, B, C], beta=1.0)
@@ -341,7 +345,7 @@ def onnxruntime_gemm_reads_a_1d_a_as_a_row(dev):
         want = arrays[0][None, :] @ b + (arrays[2] if len(arrays) == 3 else 0)
         np.testing.assert_allclose(y, want, rtol=1e-5)
         (finding,) = _findings(dev, i)
-        _expect(bcast.format_shape(y.shape) in finding.note)
+        _expect(format_shape(y.shape) in finding.note)
     # A 1-D B is refused, as the spec says: the record does not fire there.
     with _raises(RuntimeRefused):
         oracle.run("Gemm", _floats([(2, 5), (5,)]))
@@ -355,7 +359,7 @@ def onnxruntime_gemm_reads_a_1d_a_as_a_row(dev):
 ])
 def reference_gemm_takes_any_rank(dev):
     onnx, oracle = _onnx()
-    for i, (shapes, attrs) in enumerate(CASES[dev]):
+    for i, (shapes, _attrs) in enumerate(CASES[dev]):
         _expect_error(dev, i)
         arrays = _floats(shapes)
         try:
@@ -375,7 +379,7 @@ def reference_mean_adds_in_place(dev):
     (d0, d1), attrs = _case(dev)
     plan = _plan(dev)
     X0, X1 = _floats([d0, d1])
-    want = bcast.onnx.run("Mean", X0, X1)
+    want = onnx_ops.run("Mean", X0, X1)
     _expect(want.shape == plan.shape == (4, 2, 1))
     (got,) = ort_oracle.run("Mean", [X0, X1])
     np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -72,7 +72,8 @@ from ...run.parallel import elementwise
 from ...rules import infer
 from ...rules._cache import PlanCache
 
-__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "plan", "run"]
+__all__ = ["AUTO_BROADCAST", "BROADCAST_MODES", "ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops",
+           "plan", "run"]
 
 # --------------------------------------------------------------------------- element types
 
@@ -350,9 +351,9 @@ def ops() -> tuple:
 # --------------------------------------------------------------------------- checking a request
 
 #: auto_broadcast values and the rule each means; "explicit" is OpenVINO's alias of "none".
-_AUTO_BROADCAST = {"none": "none", "explicit": "none", "numpy": "numpy", "pdpd": "pdpd"}
+AUTO_BROADCAST = {"none": "none", "explicit": "none", "numpy": "numpy", "pdpd": "pdpd"}
 #: Broadcast modes and the rule each means (with data and target in that rule's order).
-_BROADCAST_MODES = {"numpy": "unidirectional", "explicit": "explicit", "none": "explicit",
+BROADCAST_MODES = {"numpy": "unidirectional", "explicit": "explicit", "none": "explicit",
                     "bidirectional": "bidirectional", "pdpd": "openvino-broadcast-pdpd"}
 _NAMES = {"eltwise": ("A", "B"), "select": ("cond", "then", "else"), "prelu": ("data", "slope"),
           "broadcast": ("data", "target_shape", "axes_mapping")}
@@ -417,9 +418,9 @@ def _op_attrs(spec: Op, attrs: dict) -> dict:
 
 def _auto_broadcast(spec: Op, mode: Any, axis: Any) -> tuple[str, dict]:
     """The rule and its attributes for auto_broadcast ``mode`` and ``axis``."""
-    rule = _AUTO_BROADCAST.get(mode.lower()) if isinstance(mode, str) else None
+    rule = AUTO_BROADCAST.get(mode.lower()) if isinstance(mode, str) else None
     if rule is None:
-        raise InputError(f"openvino {spec.name}: auto_broadcast must be one of {', '.join(_AUTO_BROADCAST)}; "
+        raise InputError(f"openvino {spec.name}: auto_broadcast must be one of {', '.join(AUTO_BROADCAST)}; "
                          f"got {brief(mode)}")
     if rule == "pdpd":
         return rule, {"axis": axis}
@@ -625,9 +626,9 @@ def _broadcast_plan(spec: Op, data: tuple, target: tuple, axes, mode: str, axis:
 def _check_broadcast_mode(spec: Op, mode: Any, version: Any) -> str:
     if isinstance(version, bool) or version not in (1, 3):
         raise InputError(f"openvino {spec.name}: version must be 1 or 3; got {brief(version)}")
-    rule = _BROADCAST_MODES.get(mode.lower()) if isinstance(mode, str) else None
+    rule = BROADCAST_MODES.get(mode.lower()) if isinstance(mode, str) else None
     if rule is None:
-        raise InputError(f"openvino {spec.name}: mode must be one of {', '.join(_BROADCAST_MODES)}; "
+        raise InputError(f"openvino {spec.name}: mode must be one of {', '.join(BROADCAST_MODES)}; "
                          f"got {brief(mode)}")
     mode = "explicit" if mode.lower() == "none" else mode.lower()
     if mode == "bidirectional" and version == 1:

@@ -8,12 +8,17 @@ import signal
 
 import numpy as np
 
-import bcast
-import bcast.openvino
-from ..deviations import applicable
+from ...rules import infer
+from ...core.errors import InputError
+from ...core._format import format_shape
+from . import ops as openvino_ops
+from ..deviations import BY_ID, applicable
 from .._oracle import RuntimeRefused
 
-from .._proof import CASES, DEV, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal, _run_child, _signal_name, proof
+from .._proof import (
+    CASES, _aligned, _case, _expect, _expect_error, _findings, _fixed, _ids, _plan, _raises, _refusal,
+    _run_child, _signal_name, proof,
+)
 from .proofs import _child_json, _ov, _ov_values, _pdpd
 
 
@@ -45,7 +50,7 @@ def openvino_prelu_slope_unchecked(dev):
         _expect_error(dev, i)  # neither per channel nor numpy-broadcastable into data
     runs = _child_json(_OV_PRELU_CPU.format(cases=[shapes for shapes, _ in cases]))
     _expect(len(runs) == len(cases), runs)
-    for i, (((x_shape, s_shape), attrs), run) in enumerate(zip(cases, runs)):
+    for i, (((x_shape, s_shape), _attrs), run) in enumerate(zip(cases, runs)):
         where = f"PRelu of data {x_shape} with slope {s_shape}"
         _expect(tuple(run["inferred"]) == x_shape, f"{where}: shape inference gives {run['inferred']}")
         if "error" in run:
@@ -56,7 +61,7 @@ def openvino_prelu_slope_unchecked(dev):
         np.testing.assert_array_equal(np.array(run["values"], np.float32).reshape(x_shape), X * last,
                                       err_msg=f"{where}: expected every element times the slope's last one")
         (finding,) = _findings(dev, i)
-        _expect("compiles and runs" in finding.note and bcast.format_shape(x_shape) in finding.note, finding.note)
+        _expect("compiles and runs" in finding.note and format_shape(x_shape) in finding.note, finding.note)
 
 
 @proof("openvino-explicit-duplicate-axes", cases=[
@@ -134,7 +139,7 @@ def openvino_cpu_scalar_to_scalar_crashes(dev):
     ov, _ = _ov()
     outcomes = []
     for (shapes, attrs), mode in zip(CASES[dev], ("bidirectional", "numpy")):
-        _expect(bcast.infer(*shapes, **attrs).shape == ())
+        _expect(infer(*shapes, **attrs).shape == ())
         p = _run_child(_OV_SCALAR.format(mode=mode))
         outcomes.append((mode, p))
     crashed = [(m, p.returncode) for m, p in outcomes if p.returncode < 0]
@@ -198,7 +203,7 @@ print("survived; output shape", y.shape, flush=True)
 def openvino_broadcast_of_empty_data_crashes(dev):
     ov, oracle = _ov()
     runs = []
-    for (shapes, attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
+    for (shapes, _attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
         target, data = shapes if mode == "numpy" else shapes[::-1]
         _expect(_plan(dev, len(runs) // 2).shape == target)  # the spec: the empty target shape
         # a CPU model of dynamic shapes returns it (in-process: it does not crash)
@@ -236,7 +241,7 @@ def openvino_evaluate_empty_output_corrupts_memory(dev):
         shapes, _ = _case(dev, i)
         inputs = [np.ones(s, t) for s, t in zip(shapes, dtypes)]
         empty = shapes[0] if op == "PRelu" else (2, 0, 3)
-        _expect(bcast.openvino.run(op, *inputs).shape == _plan(dev, i).shape == empty)
+        _expect(openvino_ops.run(op, *inputs).shape == _plan(dev, i).shape == empty)
         p = _run_child(_OV_EMPTY_OUTPUT.format(op=op, shapes=shapes, dtypes=dtypes))
         if "survived" in p.stdout:
             _fixed(dev, ov, f"{op} of {shapes} in Model.evaluate, 100 times, exits with "
@@ -281,8 +286,8 @@ def openvino_evaluate_pdpd_greater(dev):
 def openvino_cpu_integer_values(dev):
     """A deviation of values (no check): bcast computes what Model.evaluate (the reference) computes."""
     ov, oracle = _ov()
-    _expect(DEV[dev].check is None and not CASES[dev])
-    run = bcast.openvino.run
+    _expect(BY_ID[dev].check is None and not CASES[dev])
+    run = openvino_ops.run
     cases = [  # what, op, (A, B), element type, attrs, a model of static shapes?, the CPU's values, the spec's
         # (None: an error)
         ("int8 saturates", "Add", [[100, -100], [100, 100]], "int8", {}, False, [127, 0], [-56, 0]),
@@ -300,7 +305,7 @@ def openvino_cpu_integer_values(dev):
     for what, op, (x, y), dtype, attrs, static, cpu_model, spec in cases:
         X, Y = np.array(x, dtype), np.array(y, dtype)
         if spec is None:  # bcast refuses, as the reference does
-            with _raises(bcast.InputError, match="division by zero"):
+            with _raises(InputError, match="division by zero"):
                 run(op, X, Y)
             with _raises(RuntimeRefused, match="division by zero"):
                 oracle.run(op, [X, Y], device="evaluate")
@@ -324,13 +329,13 @@ def openvino_cpu_integer_values(dev):
 @proof("openvino-cpu-minmax-nan", cases=[])
 def openvino_cpu_minmax_nan(dev):
     ov, oracle = _ov()
-    _expect(DEV[dev].check is None and not CASES[dev])
+    _expect(BY_ID[dev].check is None and not CASES[dev])
     x, y = np.array([np.nan, 1], np.float32), np.array([1, np.nan], np.float32)
     fixed = []
     for op in ("Maximum", "Minimum"):
         spec = oracle.run(op, [x, y], device="evaluate")  # std::max / std::min: the first operand on a NaN
         np.testing.assert_array_equal(spec, [np.nan, 1])
-        np.testing.assert_array_equal(bcast.openvino.run(op, x, y), spec)
+        np.testing.assert_array_equal(openvino_ops.run(op, x, y), spec)
         cpu = oracle.run(op, [x, y])
         if np.array_equal(cpu, spec, equal_nan=True):
             fixed.append(f"{op}(NaN, 1), {op}(1, NaN) on the CPU give {cpu.tolist()}")
@@ -343,11 +348,11 @@ def openvino_cpu_minmax_nan(dev):
 @proof("openvino-prelu-element-types", cases=[])
 def openvino_prelu_checks_no_element_types(dev):
     ov, oracle = _ov()
-    _expect(DEV[dev].check is None and not CASES[dev])
+    _expect(BY_ID[dev].check is None and not CASES[dev])
     accepted = []
     for data, slope in (("float32", "int32"), ("bool", "bool"), ("int8", "float16")):
-        with _raises(bcast.InputError):  # bcast follows the spec: one floating-point type
-            bcast.openvino.run("PRelu", np.ones((2, 3), data), np.ones(3, slope))
+        with _raises(InputError):  # bcast follows the spec: one floating-point type
+            openvino_ops.run("PRelu", np.ones((2, 3), data), np.ones(3, slope))
         if not isinstance(_refusal(oracle.infer_shape, "PRelu", [(2, 3), (3,)], [data, slope]), str):
             accepted.append((data, slope))
     if len(accepted) < 3:

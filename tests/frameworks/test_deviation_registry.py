@@ -1,37 +1,31 @@
-"""The deviation registry (src/bcast/deviations.py) against its proofs (src/bcast/proofs/).
+"""The deviation registry (src/bcast/frameworks/deviations.py): the records of every framework
+(``bcast.frameworks.<name>.deviations``), assembled, with their proofs (``bcast.frameworks.<name>.proofs*``).
 
-Every record has a proof in :mod:`bcast.conformance.drift`, registered under its id with
-the shape cases it runs.  ``test_proof_holds`` runs each on the installed
-runtime (the locked versions, in the suite) and requires the verdict
-``present``: the day a runtime is fixed, it fails with the proof's verdict
-(``gone``: fixed in that version; ``changed``: it does something else) and
-asks for the record to be revisited.  Cases that kill the process run in a
-child process inside the proofs.
-
-``test_registry_names_these_proofs_and_checks_fire`` ties the two together:
-every record has a proof, and every record's ``check`` fires (through
-:func:`bcast.frameworks.deviations.applicable`) on the very cases its proof runs -- a
-record about some ops (``only_ops``) with the op named, and only then.  A
-record of values (no ``check``, e.g. ncnn-fast-math) has no shape case; its
-proof runs the values.
+Every record has a proof in its framework's proof modules, registered under its id with the shape cases
+it runs; each framework's tests/frameworks/test_deviations_<name>.py runs them.
+``test_registry_names_these_proofs_and_checks_fire`` ties the two together: every record has a proof,
+and every record's ``check`` fires (through :func:`bcast.frameworks.deviations.applicable`) on the very
+cases its proof runs -- a record about some ops (``only_ops``) with the op named, and only then.  A
+record of values (no ``check``, e.g. ncnn-fast-math) has no shape case; its proof runs the values.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import io
 import json
 import re
 
-import numpy as np
 import pytest
 
 import bcast.conformance.drift as proofs
 from bcast.cli import main
-from bcast.frameworks.deviations import DEVIATIONS, applicable, installed_version
+from bcast.frameworks import _deviation
+from bcast.frameworks.deviations import BY_ID, DEVIATIONS, FRAMEWORKS, Deviation, Runtime, applicable
 
-DEV = {d.id: d for d in DEVIATIONS}
+DEV = BY_ID
 
 
 def _ids(findings) -> list:
@@ -42,19 +36,6 @@ def _rule_attrs(attrs: dict) -> dict:
     return {k: v for k, v in attrs.items() if k not in ("op", "op_attrs")}
 
 
-@pytest.mark.parametrize("dev_id", [d.id for d in DEVIATIONS])
-def test_proof_holds(dev_id):
-    """The record's proof, run on the installed runtime, finds the deviation still present (or gone on a
-    version from the record's fixed_in on)."""
-    d = DEV[dev_id]
-    v = proofs.prove(dev_id)
-    if v.verdict == "skipped":
-        pytest.skip(v.detail)
-    assert v.ok, (
-        f"deviation {dev_id!r} is {v.verdict} in {d.package} {v.installed} (proven on {', '.join(d.proven_on)}): "
-        f"{v.detail}. Revisit its entry in src/bcast/deviations.py (and bcast's note for it).")
-
-
 def test_registry_names_these_proofs_and_checks_fire():
     """Every record has a proof and shape cases where its check fires (a record about an op fires only
     when the op is named); a record without a check is about values, not shapes (e.g. ncnn-fast-math):
@@ -63,9 +44,11 @@ def test_registry_names_these_proofs_and_checks_fire():
     assert set(registered) == set(DEV), "one proof per registry record, and no other"
     problems = []
     for d in DEVIATIONS:
-        module, _, name = d.proof.rpartition(".")
+        module, _, name = proofs.proof_name(d.id).rpartition(".")
         if getattr(importlib.import_module(module), name, None) is not registered[d.id]:
-            problems.append(f"{d.id}: proof {d.proof!r} is not the registered function")
+            problems.append(f"{d.id}: proof {name!r} is not the registered function")
+        if not module.startswith(f"bcast.frameworks.{d.framework}.proofs"):
+            problems.append(f"{d.id}: its proof is not among its framework's ({module})")
         cases = proofs.cases(d.id)
         if d.check is None:
             if cases:
@@ -87,7 +70,7 @@ def test_registry_names_these_proofs_and_checks_fire():
             if d.only_ops and d.id in _ids(applicable(*shapes, **_rule_attrs(attrs))):
                 problems.append(f"{d.id}: fires for {shapes} {attrs} with no op named")
     # every public function of the proof modules is a registered proof
-    for m in proofs.MODULES:
+    for m in proofs.modules():
         module = importlib.import_module(m)
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if fn.__module__ == module.__name__ and not name.startswith("_") and fn not in registered.values():
@@ -108,61 +91,39 @@ def test_records_say_on_which_versions_they_were_proven():
         assert d.package in ("onnx", "onnxruntime", "openvino", "ncnn"), d.package
         j = d.to_dict()
         assert j["version"] == d.version and j["proven_on"] == list(d.proven_on) and j["fixed_in"] == d.fixed_in
-        assert j["proof"].startswith("bcast.frameworks.")
-        assert j["test"] == f"tests/test_deviations.py::test_proof_holds[{d.id}]"
+        assert j["test"] == f"tests/frameworks/test_deviations_{d.framework}.py::test_proof_holds[{d.id}]"
+        assert proofs.proof_name(d.id).startswith(f"bcast.frameworks.{d.framework}.proofs")
 
 
-# -- the verdicts, on a runtime made to behave otherwise --------------------------
+def test_records_are_keyword_records_of_their_frameworks():
+    """Records take keyword fields only and cannot change; the registry is every framework's records,
+    framework by framework, ids unique; a record's runtime is a member of its framework's Runtime enum."""
+    d = DEVIATIONS[0]
+    with pytest.raises(TypeError):
+        Deviation(d.id, d.runtime, d.proven_on, d.rules, d.ops, d.condition, d.behaviour, d.spec)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.id = "x"  # type: ignore[misc]
+    assert len(BY_ID) == len(DEVIATIONS) == 39
+    expected = []
+    for name in FRAMEWORKS:
+        expected += importlib.import_module(f"bcast.frameworks.{name}.deviations").DEVIATIONS
+    assert list(DEVIATIONS) == expected
+    for d in DEVIATIONS:
+        assert isinstance(d.runtime, Runtime) and type(d.runtime) is not Runtime, d.id
+        assert d.framework in FRAMEWORKS and type(d.runtime).__module__.startswith(f"bcast.frameworks.{d.framework}.")
+        assert str(d.runtime) == f"{d.runtime}" == d.runtime.value == d.to_dict()["runtime"]
+        assert d.package == d.runtime.package
 
 
-def _where_record():
-    pytest.importorskip("onnxruntime")
-    return "onnxruntime-where-negative-zero"
-
-
-def test_verdict_gone_when_the_runtime_follows_the_spec(monkeypatch):
-    """A runtime that now does what the spec says: gone, "fixed in" the installed version."""
-    dev = _where_record()
-    from bcast.frameworks.onnx import onnxruntime as oracle
-
-    monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: [np.where(*inputs)])
-    v = proofs.prove(dev)
-    assert v.verdict == "gone" and v.detail.startswith(f"fixed in {installed_version('onnxruntime')}"), v
-
-
-def test_verdict_gone_as_recorded(monkeypatch):
-    """A record with fixed_in: gone on that version or a later one is what it says, and a pass."""
-    import dataclasses
-
-    from bcast.frameworks.onnx import onnxruntime as oracle
-    from bcast.frameworks import _proof as _support
-
-    dev = _where_record()
-    here = installed_version("onnxruntime")
-    monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: [np.where(*inputs)])
-    for fixed_in, ok in ((here, True), ("0.1", True), ("999.0", False)):
-        monkeypatch.setitem(_support.DEV, dev, dataclasses.replace(DEV[dev], fixed_in=fixed_in))
-        v = proofs.prove(dev)
-        assert v.verdict == "gone" and v.ok is ok and v.fixed_in == fixed_in, (fixed_in, v)
-        assert proofs.exit_status([v]) == (0 if ok else 1)
-        assert ("gone (as recorded)" in proofs.format_table([v])) is ok
-    assert proofs.version_key("1.32.0") > proofs.version_key("1.31.1") > proofs.version_key("1.9")
-
-
-def test_verdict_changed_when_the_runtime_does_something_else(monkeypatch):
-    dev = _where_record()
-    from bcast.frameworks.onnx import onnxruntime as oracle
-
-    monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: [np.full(4, 7.0)])
-    v = proofs.prove(dev)
-    assert v.verdict == "changed", v
-    monkeypatch.setattr(oracle, "run", lambda op, inputs, **kw: 1 / 0)
-    v = proofs.prove(dev)
-    assert v.verdict == "changed" and "ZeroDivisionError" in v.detail, v
+def test_kills_process_marks_the_records_conformance_does_not_run():
+    """What conformance needs to know of a record is a field: the records whose runtime dies."""
+    killers = {d.id for d in DEVIATIONS if d.kills_process}
+    assert {"openvino-cpu-scalar-to-scalar", "openvino-broadcast-empty-data", "ncnn-empty-blob"} <= killers
+    assert all(re.search(r"kill|SIGFPE|SIGSEGV|segmentation fault|crash|dies", BY_ID[i].behaviour) for i in killers)
+    assert {d.id for d in DEVIATIONS if d.needs_omitted_attr} == {"openvino-python-pdpd-axis0"}
 
 
 def test_verdict_skipped_when_the_runtime_is_missing(monkeypatch):
-    import bcast.frameworks.deviations as deviations
     import bcast.conformance.drift as p
 
     monkeypatch.setattr(p, "installed_version", lambda package: None)
@@ -172,20 +133,7 @@ def test_verdict_skipped_when_the_runtime_is_missing(monkeypatch):
     verdicts = [proofs.prove(d) for d in ("ncnn-garbage", "reference-mean-in-place")]
     assert proofs.exit_status(verdicts) == 1
     assert "nothing could be checked" in proofs.format_table(verdicts)
-    assert deviations.installed_version("numpy")  # only the proofs' view was patched
-
-
-def test_proofs_hold_under_python_O():
-    """The proofs' expectations are no ``assert`` statements: ``python -O`` keeps them."""
-    import subprocess
-    import sys
-
-    code = ("import bcast.conformance.drift as p, bcast.frameworks.onnx.reference as r\n"
-            "r.run = lambda op, inputs, **kw: [inputs[0][:0]]\n"
-            "print(p.prove('reference-gemm-any-rank').verdict)")
-    pytest.importorskip("onnx")
-    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "changed", out
+    assert _deviation.installed_version("numpy")  # only the proofs' view was patched
 
 
 # -- bcast deviations --check ------------------------------------------------------
@@ -230,7 +178,6 @@ def test_check_command_json(monkeypatch):
     assert rc == 1 and "ncnn-garbage (gone): fixed in 1.1" in text and "onnx is not installed" in text
 
 
-
 def test_check_command_with_no_runtime_is_no_pass(monkeypatch, capsys):
     """Nothing checked is not a pass: every record listed as skipped, a line says so, exit 1."""
     import bcast.conformance.drift as p
@@ -253,16 +200,24 @@ def test_deviations_help_says_what_check_does(capsys):
                   "exit status: 0", "2 bad input", "no record could be checked"):
         assert words in text, words
 
+
+def test_deviations_lists_every_record_with_its_proof():
+    rc, text = _cli("deviations", "--json")
+    data = json.loads(text)
+    assert rc == 0 and [r["id"] for r in data] == [d.id for d in DEVIATIONS]
+    assert all(r["proof"] == proofs.proof_name(r["id"]) and list(r)[-1] == "proof" for r in data)
+    rc, text = _cli("deviations")
+    assert f"    proven by: {proofs.proof_name('ncnn-garbage')}" in text
+
+
 # -- the notes name the installed version where a record was not proven on it --------
 
 
 @pytest.fixture
 def newer_onnxruntime(monkeypatch):
-    """onnxruntime 9.9.9 installed, as far as the registry can tell (its proofs are not run)."""
-    import bcast.frameworks.deviations as deviations
-
-    real = deviations.installed_version
-    monkeypatch.setattr(deviations, "installed_version", lambda p: "9.9.9" if p == "onnxruntime" else real(p))
+    """onnxruntime 9.9.9 installed, as far as the records can tell (its proofs are not run)."""
+    real = _deviation.installed_version
+    monkeypatch.setattr(_deviation, "installed_version", lambda p: "9.9.9" if p == "onnxruntime" else real(p))
     d = DEV["onnxruntime-prelu-bidirectional"]
     return f"proven on {', '.join(d.proven_on)}; installed 9.9.9"
 
@@ -302,3 +257,16 @@ def test_conformance_prints_the_installed_version_of_an_unproven_one(newer_onnxr
     from bcast.conformance.html import _drift
 
     assert _drift(devs[0]) == "; " + newer_onnxruntime
+
+
+def test_no_record_id_is_written_outside_the_records():
+    """What conformance, lint and translate need of a record is a field (``kills_process``,
+    ``needs_omitted_attr``, the runtime enum), so none of them names a record by its id."""
+    import pathlib
+
+    import bcast
+
+    root = pathlib.Path(bcast.__file__).parent
+    for rel in ("conformance/matrix.py", "models/lint.py", "translation/search.py"):
+        text = (root / rel).read_text(encoding="utf-8")
+        assert not [d.id for d in DEVIATIONS if f'"{d.id}"' in text], rel
