@@ -42,10 +42,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from operator import index
-from typing import Mapping, Union
+from typing import Union
+from collections.abc import Mapping
 
 from ._format import brief
 from .errors import InputError
+from .validate import INT64_MAX, MAX_RANK
 
 __all__ = [
     "Dim", "Sym", "Interval", "UNKNOWN", "Constraint", "MAX_RANK", "MAX_DIM", "as_dim", "parse_dim",
@@ -53,11 +55,8 @@ __all__ = [
     "equals", "broadcast_constraint", "fit_constraint", "equal_constraint", "value_constraint", "to_json", "json_shape",
 ]
 
-#: Largest rank bcast accepts (numpy's NPY_MAXDIMS; no framework goes further).
-MAX_RANK = 64
-
-#: Largest dim bcast accepts: every framework stores dims as int64.
-MAX_DIM = 2**63 - 1
+#: Largest dim bcast accepts: every framework stores dims as int64 (:data:`bcast.core.validate.INT64_MAX`).
+MAX_DIM = INT64_MAX
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RANGE = re.compile(r"([0-9]+)\.\.([0-9]*)\Z")

@@ -52,18 +52,18 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-from ...run import _fast
 from ...core._format import brief, format_shape
 from ...core.errors import InputError
-from ...run.execute import MemoryBudgetError, run_plan
-from ...run.parallel import elementwise
 from ...core.plan import Plan
 from ...rules import infer
-from ...rules._cache import PlanCache
+from ...run import _fast
+from ...run.execute import MemoryBudgetError, run_plan
+from ...run.kernel import elementwise, natural_ufunc, std_max, std_min
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -76,22 +76,6 @@ BLOCK = 1 << 16
 # --------------------------------------------------------------------------- the kernels
 # Each is ncnn's functor f(x, y) of src/layer/binaryop.cpp, in IEEE float32:
 # kernel(x, y, out) writes f(x, y) into out (all three of the output's shape).
-
-
-def _std_max(x, y):  # std::max(x, y) = (x < y) ? y : x: a NaN y gives x
-    return np.where(np.less(x, y), y, x)
-
-
-def _std_min(x, y):  # std::min(x, y) = (y < x) ? y : x: a NaN y gives x
-    return np.where(np.less(y, x), y, x)
-
-
-def _max(x, y, out):
-    out[...] = _std_max(x, y)
-
-
-def _min(x, y, out):
-    out[...] = _std_min(x, y)
 
 
 def _floor_divide(x, y, out):  # floorf(x / y)
@@ -113,7 +97,7 @@ def _remainder(x, y, out):
 
 
 def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
-    hi, lo = _std_max(x, y), _std_min(x, y)
+    hi, lo = std_max(x, y), std_min(x, y)
     out[...] = hi + np.log1p(np.exp(lo - hi))
 
 
@@ -168,13 +152,12 @@ def _ufunc(f) -> Callable:
         f(x, y, out=out)
 
     kernel.__name__ = f.__name__
-    kernel.ufunc = f  # float32 in, float32 out: the small-op fast path calls it as it is
-    return kernel
+    return elementwise(kernel, f)  # float32 in, float32 out: the small-op fast path calls it as it is
 
 
 _ADD, _SUB, _MUL, _DIV = _ufunc(np.add), _ufunc(np.subtract), _ufunc(np.multiply), _ufunc(np.divide)
 _POW, _ATAN2, _FMOD = _ufunc(np.power), _ufunc(np.arctan2), _ufunc(np.fmod)
-_MAX, _MIN, _LOGADDEXP = _blocked(_max), _blocked(_min), _blocked(_logaddexp)
+_MAX, _MIN, _LOGADDEXP = _blocked(std_max), _blocked(std_min), _blocked(_logaddexp)
 _FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
 
 # The wheel's vector bodies: DIV by a reciprocal estimate and one Newton step
@@ -339,10 +322,10 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         try:  # small ops: a dict lookup
             fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
         except TypeError:  # an unhashable op type: the full path says what is wrong
-            fast = False
+            fast = _fast.MISS
         if fast is None:
             fast = _fast_build(op_type, a, b)
-        if fast:
+        if fast is not _fast.MISS:
             return fast(a, b)
     o = op(op_type)
     with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
@@ -366,12 +349,12 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
-_FAST = PlanCache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or MISS (the full path runs)
 _FAST_GET = _FAST.get
 
 
 def _fast_build(op_type, a, b):
-    """The runner of a small two-blob call (remembered), or False (remembered too; the full
+    """The runner of a small two-blob call (remembered), or MISS (remembered too; the full
     path then runs, and raises what is wrong): the kernel on the arrays as they are, when
     numpy broadcasts them as ncnn does, else run_plan without the checks."""
     try:
@@ -381,7 +364,7 @@ def _fast_build(op_type, a, b):
         prepared = _fast.prepared(plan(o.code, a.shape, b.shape))
     except (InputError, ValueError):  # BroadcastError is a ValueError
         prepared = None
-    runner = False
+    runner: Any = _fast.MISS
     if prepared is not None and prepared.small:
         shape, writer = prepared.plan.shape, _writer(o)
         quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
@@ -395,7 +378,7 @@ def _fast_build(op_type, a, b):
                 reset(token)
             return result
 
-        ufunc = getattr(o.kernel, "ufunc", None)
+        ufunc = natural_ufunc(o.kernel)
 
         def natural(a, b):
             token = quiet_set(quiet)
@@ -422,6 +405,5 @@ def _writer(o: Op) -> Callable:
         return out
 
     write.__name__ = f"ncnn {o.name}"
-    if getattr(o.kernel, "ufunc", None) is not None:  # bcast.run.parallel may run it as a compiled loop
-        write._bcast_ufunc = (o.kernel.ufunc, o.swap)
-    return elementwise(write)
+    ufunc = natural_ufunc(o.kernel)  # bcast.run.parallel may run it as a compiled loop
+    return elementwise(write, ufunc, swapped=o.swap)
