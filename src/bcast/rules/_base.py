@@ -23,7 +23,7 @@ from typing import Any
 from collections.abc import Callable
 
 from ..core._format import brief
-from ..core.dims import Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge
+from ..core.dims import Dim, Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
 from ..core.shapes import as_shape
@@ -128,7 +128,8 @@ def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary
     def deco(func):
         if name in RULES:
             raise RuntimeError(f"rule {name!r} registered twice")
-        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source, framework)
+        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source,
+                           framework)
         return func
 
     return deco
@@ -178,10 +179,12 @@ class Ctx:
         """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
         (also when a rule has narrowed it to another kind of dim)."""
         d = self.shapes[i][k]
-        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
+        if isinstance(d, Sym):
+            return d.name
+        return f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
 
-    def require(self, found, a: tuple[int, int], b: tuple[int, int], *, axis: int, out_rank: int, dims: tuple,
-                reason: str, maps) -> None:
+    def require(self, found, a: tuple[int, int], b: tuple[int, int], *, axis: int, out_rank: int,
+                dims: tuple, reason: str, maps) -> None:
         """Record the constraints ``found`` (a tuple), or raise :meth:`dims_error` (same arguments)
         when ``found`` is None: they cannot hold."""
         if found is None:
@@ -227,12 +230,14 @@ def merge_all(ctx: Ctx, maps, out_rank: int, reason) -> tuple:
     depends on where it failed.
     """
     cols = _columns(ctx.shapes, maps, out_rank)
-    out = [1] * out_rank
+    out: list[Dim] = [1] * out_rank
     for ax in range(out_rank - 1, -1, -1):
-        cur, who = 1, None
+        cur: Dim = 1
+        who: tuple[int, int] | None = None
         for i, k, d in cols[ax]:
             m = merge(cur, d)
             if m is None:
+                assert who is not None  # a dim other than 1 came before: merging into 1 never fails
                 why = reason(ax) if callable(reason) else reason
                 raise ctx.dims_error(who, (i, k), axis=ax, out_rank=out_rank, dims=(cur, d), reason=why, maps=maps)
             if who is None and not is_one(d):
@@ -269,10 +274,10 @@ def _column_constraints(ctx: Ctx, col, ax, out_rank, maps, reason) -> None:
     pairs = [(static[0], t) for t in terms if not is_static(t[2])] if static else [
         (terms[p], terms[q]) for p in range(len(terms)) for q in range(p + 1, len(terms))
     ]
-    for (i, k, d), (j, l, e) in pairs:
-        found = broadcast_constraint((ctx.label(i, k), d), (ctx.label(j, l), e))
+    for (i, k, d), (j, m, e) in pairs:
+        found = broadcast_constraint((ctx.label(i, k), d), (ctx.label(j, m), e))
         why = reason(ax) if callable(reason) else reason
-        ctx.require(found, (i, k), (j, l), axis=ax, out_rank=out_rank, dims=(d, e), reason=why, maps=maps)
+        ctx.require(found, (i, k), (j, m), axis=ax, out_rank=out_rank, dims=(d, e), reason=why, maps=maps)
 
 
 def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> tuple:

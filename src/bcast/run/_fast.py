@@ -15,7 +15,14 @@ attributes, a plan whose alignment numpy cannot express) falls back to the
 full path, which also raises every error.
 
 :func:`quiet` runs a function with numpy's floating-point warnings off, as
-``np.errstate(all="ignore")`` does, at a seventh of its cost.
+``np.errstate(all="ignore")`` does, at a seventh of its cost (through numpy's
+own context variable where this numpy has one that works; else through
+``np.errstate`` itself).
+
+The op tables' fast paths share what is here: their caches come from
+:func:`cache` (and :func:`clear_caches` empties them all), a call they do not
+take is :data:`MISS`, :func:`key` is their cache key and :func:`runner` runs a
+prepared call of a kernel.
 
 >>> import numpy as np
 >>> p = prepare("numpy", (np.ones((2, 3)), np.ones(3)))
@@ -41,8 +48,8 @@ from ..rules import infer
 from ..rules._cache import PLANS, PlanCache
 from .out import check_out, overlaps
 
-__all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_small", "cache", "clear_caches", "key", "prepare",
-           "prepared", "runner", "quiet", "quiet_enter", "quiet_exit", "ufunc"]
+__all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_small", "cache", "clear_caches", "key",
+           "prepare", "prepared", "runner", "quiet", "quiet_enter", "quiet_exit", "ufunc"]
 
 #: Outputs of up to this many elements take the fast paths, when no input's
 #: itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far
@@ -260,7 +267,7 @@ def element_error(f, e: Exception, arrays) -> Exception:
     InputError("arctan2: these values do not take it (AttributeError: 'int' object has no attribute 'arctan2')")
     """
     if type(f) is not np.ufunc or isinstance(e, MemoryError) \
-            or not any(getattr(x, "dtype", None) == object for x in arrays):
+            or not any(getattr(getattr(x, "dtype", None), "kind", None) == "O" for x in arrays):
         return e
     return InputError(f"{f.__name__}: these values do not take it ({type(e).__name__}: {e})")
 

@@ -140,7 +140,8 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         return None
     ufunc, swapped, quiet = spec
     dtype = out.dtype
-    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) or any(v.dtype != dtype for v in views):
+    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) \
+            or any(v.dtype != dtype for v in views):
         return None
     if overlaps(out, views):
         return None
@@ -154,7 +155,7 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     loops = _get() if found is not None else None
     if loops is None:
         return None
-    (I, J, K), (sa, sb) = found
+    (I, J, K), (sa, sb) = found  # noqa: E741 - the loop's three axes, named as in _loops.rows
     a, b = _flat(views[0], steps[0]), _flat(views[1], steps[1])
     if swapped:
         a, b, sa, sb = b, a, sb, sa

@@ -124,7 +124,7 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     this thread (KeyboardInterrupt included) stops the workers taking tasks and is raised once
     they have stopped: nothing of this call runs after it returns or raises.  When the pool
     cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
-    stop = []  # not empty: take no more tasks
+    stop: list[bool] = []  # not empty: take no more tasks
     running = [0]  # this call's pool workers running now (counted before they look at stop; not the
     ended = threading.Condition()  # calling thread's: Ctrl-C could land between its count and its try)
 

@@ -114,7 +114,8 @@ def _shape(x: Any) -> tuple:
     try:
         return tuple(int(d) for d in shape)
     except (TypeError, ValueError):
-        raise InputError(f"an array of unknown shape {shape!r} (compute it first, e.g. dask's compute_chunk_sizes)") from None
+        raise InputError(
+            f"an array of unknown shape {shape!r} (compute it first, e.g. dask's compute_chunk_sizes)") from None
 
 
 # --------------------------------------------------------------------------- the executor
@@ -261,7 +262,9 @@ def _result_dtype(arrays, dtype):
     if dtype is not None:
         return dtype
     try:
-        return np.result_type(*[x if is_numpy(x) or isinstance(x, (int, float, bool, complex)) else np.dtype(str(x.dtype).rsplit(".", 1)[-1]) for x in arrays])
+        # another library's dtype: numpy's of the same name (torch.float32 -> float32)
+        return np.result_type(*[x if is_numpy(x) or isinstance(x, (int, float, bool, complex))
+                                else np.dtype(str(x.dtype).rsplit(".", 1)[-1]) for x in arrays])
     except TypeError:
         return np.float64  # a dtype numpy does not know: size the check for 8 bytes an element
 
@@ -304,7 +307,7 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
 
 
-_NATURAL_GET = _fast.NATURAL_GET
+_NATURAL_GET: Callable[[Any], Any] = _fast.NATURAL_GET  # a miss is None: calling it raises TypeError
 
 
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):

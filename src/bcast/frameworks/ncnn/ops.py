@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable
 
 import numpy as np
@@ -213,7 +213,7 @@ def op(op_type) -> Op:
         found = _BY_NAME.get(op_type.strip().upper())
         if found is not None:
             return found
-    elif isinstance(op_type, numbers.Integral) and not isinstance(op_type, bool) and 0 <= op_type < len(OPS):
+    elif isinstance(op_type, numbers.Integral) and not isinstance(op_type, bool) and 0 <= int(op_type) < len(OPS):
         return OPS[int(op_type)]
     raise InputError(
         f"ncnn BinaryOp: op_type must be 0-{len(OPS) - 1} or a name ({', '.join(ops())}); got {brief(op_type)}"
@@ -246,7 +246,7 @@ def _check_scalar(o: Op, scalar) -> np.float32:
     try:
         value = float(scalar)
     except OverflowError:  # an int past float64's range
-        value = math.inf if scalar > 0 else -math.inf
+        value = math.inf if cast(Any, scalar) > 0 else -math.inf  # numbers.Real's stubs do not order it with 0
     with np.errstate(over="ignore"):
         return np.float32(value)
 
@@ -267,7 +267,7 @@ def plan(op_type, a_shape, b_shape=(), *, ncnn_order: bool = False) -> Plan:
     op(op_type)  # checked here too: a plan is for a known op
     shapes = (tuple(a_shape), tuple(b_shape))
     if ncnn_order:
-        shapes = tuple(s[::-1] for s in shapes)
+        shapes = (shapes[0][::-1], shapes[1][::-1])
     return infer(*shapes, rule="ncnn", ncnn_order=bool(ncnn_order))
 
 

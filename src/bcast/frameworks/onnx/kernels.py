@@ -54,7 +54,8 @@ def div(views, out):
 
 def mod(views, out, fmod: int = 0):
     with np.errstate(all="ignore"):
-        (np.fmod if fmod else np.remainder)(*views, out=out)
+        f: np.ufunc = np.fmod if fmod else np.remainder
+        f(*views, out=out)
 
 
 def power(views, out):
@@ -83,7 +84,8 @@ def power(views, out):
 
 def bitshift(views, out, direction: str):
     with np.errstate(all="ignore"):
-        (np.left_shift if direction == "LEFT" else np.right_shift)(*views, out=out)
+        f: np.ufunc = np.left_shift if direction == "LEFT" else np.right_shift
+        f(*views, out=out)
 
 
 def fold(f, views, out):

@@ -166,8 +166,7 @@ class Op:
     def version(self, opset: int | None) -> Version:
         if opset is None:
             return self.versions[-1]
-        if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)):
-            raise InputError(f"onnx {self.name}: opset must be an integer, got {brief(opset)}")
+        opset = integer(opset, f"onnx {self.name}: opset")
         if opset > LATEST_OPSET:
             raise InputError(f"onnx {self.name}: opset {opset} is newer than any bcast knows (1 to {LATEST_OPSET})")
         found = [v for v in self.versions if v.since <= opset]
@@ -582,7 +581,7 @@ def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
         return out
 
     # every kernel computes each element from the same elements of the inputs; some are a ufunc
-    return elementwise(func, natural_ufunc(o.kernel))
+    return elementwise(func, None if o.kernel is None else natural_ufunc(o.kernel))
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:

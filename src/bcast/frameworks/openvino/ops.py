@@ -68,6 +68,7 @@ import numpy as np
 from ...run import _fast, execute
 from ...core._format import brief, format_shape
 from ...core.errors import InputError
+from ...core.validate import flag
 from ...rules import infer
 from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
 
@@ -403,9 +404,8 @@ def _op_attrs(spec: Op, attrs: dict) -> dict:
                          "auto_broadcast, axis and out= are keywords of run)")
     out = {k: (known[k] if attrs.get(k) is None else attrs[k]) for k in known}
     for k in ("python_division", "materialize"):
-        if k in out and not (isinstance(out[k], (bool, np.bool_)) or isinstance(out[k], (int, np.integer))
-                             and out[k] in (0, 1)):
-            raise InputError(f"openvino {spec.name}: attribute {k} must be True or False, got {brief(out[k])}")
+        if k in out:
+            flag(out[k], f"openvino {spec.name}: attribute {k}", spelled="True or False")
     return out
 
 
@@ -553,6 +553,7 @@ def _fast_runner(prepared, kernel, dtype):
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
     plan = infer(*(a.shape for a in arrays), rule=rule, names=_NAMES[spec.kind][:len(arrays)], **rule_attrs)
     out_dtype = np.dtype(bool) if spec.boolean_output else dtype
+    assert spec.kernel is not None  # Broadcast, the one op without a kernel, runs no plan here
     return execute.run_plan(plan, spec.kernel(spec.name, attrs), arrays, out=out, dtype=out_dtype)
 
 
