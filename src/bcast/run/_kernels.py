@@ -39,7 +39,8 @@ import numpy as np
 
 from ..core import _env
 from . import _pool
-from .kernel import overlaps, ufunc_of
+from .kernel import ufunc_of
+from .out import overlaps
 
 __all__ = ["available", "layout", "try_run"]
 

@@ -94,10 +94,11 @@ def ufunc_kernel(ufunc: np.ufunc, *, swapped: bool = False) -> Callable:
 
 
 def _pick(x: Any, y: Any, take_y: Any, out: Any) -> Any:
+    """y where ``take_y``, else x: a new array, or written into ``out`` (which may be an input)."""
     if out is None:
         return np.where(take_y, y, x)
     if overlaps(out, (x, y)):  # a masked copy into an input would read what it has overwritten
-        np.copyto(out, np.where(take_y, y, x))
+        out[...] = np.where(take_y, y, x)
         return out
     np.copyto(out, x)
     np.copyto(out, y, where=take_y)

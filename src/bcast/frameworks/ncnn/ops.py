@@ -63,7 +63,7 @@ from ...core.plan import Plan
 from ...rules import infer
 from ...run import _fast
 from ...run.execute import MemoryBudgetError, run_plan
-from ...run.kernel import elementwise, natural_ufunc, std_max, std_min
+from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -75,7 +75,7 @@ BLOCK = 1 << 16
 
 # --------------------------------------------------------------------------- the kernels
 # Each is ncnn's functor f(x, y) of src/layer/binaryop.cpp, in IEEE float32:
-# kernel(x, y, out) writes f(x, y) into out (all three of the output's shape).
+# kernel(x, y, out=out) writes f(x, y) into out (all three of the output's shape).
 
 
 def _floor_divide(x, y, out):  # floorf(x / y)
@@ -94,6 +94,14 @@ def _remainder(x, y, out):
     size, sign = np.abs(r), np.sign(r)
     r -= sign * np.where(size >= 1.5 * y64, 2 * y64, np.where(size > 0.5 * y64, y64, 0.0))
     out[...] = np.copysign(r, np.where(r == 0, x64, r))  # a zero result has x's sign
+
+
+def _max(x, y, out):  # a new block, then copied: out is one of nditer's blocks
+    out[...] = std_max(x, y)
+
+
+def _min(x, y, out):
+    out[...] = std_min(x, y)
 
 
 def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
@@ -123,7 +131,7 @@ def _blocked(kernel: Callable) -> Callable:
 class Op:
     """One BinaryOp op type.
 
-    ``kernel(x, y, out)`` computes ncnn's functor for the op (before any
+    ``kernel(x, y, out=out)`` computes ncnn's functor for the op (before any
     swap); ``swap`` is set for the R-ops, which apply it to ``(b, a)``.
 
     ``ulps`` is how far, in float32 units in the last place, the x86 wheel's
@@ -144,20 +152,14 @@ class Op:
 
     def __call__(self, a, b, out):
         x, y = (b, a) if self.swap else (a, b)
-        return self.kernel(x, y, out)
+        return self.kernel(x, y, out=out)
 
 
-def _ufunc(f) -> Callable:
-    def kernel(x, y, out):
-        f(x, y, out=out)
-
-    kernel.__name__ = f.__name__
-    return elementwise(kernel, f)  # float32 in, float32 out: the small-op fast path calls it as it is
-
-
-_ADD, _SUB, _MUL, _DIV = _ufunc(np.add), _ufunc(np.subtract), _ufunc(np.multiply), _ufunc(np.divide)
-_POW, _ATAN2, _FMOD = _ufunc(np.power), _ufunc(np.arctan2), _ufunc(np.fmod)
-_MAX, _MIN, _LOGADDEXP = _blocked(std_max), _blocked(std_min), _blocked(_logaddexp)
+# float32 in, float32 out: marked as their ufunc, the small-op fast path calls it as it is
+_ADD, _SUB, _MUL, _DIV = ufunc_kernel(np.add), ufunc_kernel(np.subtract), ufunc_kernel(np.multiply), \
+    ufunc_kernel(np.divide)
+_POW, _ATAN2, _FMOD = ufunc_kernel(np.power), ufunc_kernel(np.arctan2), ufunc_kernel(np.fmod)
+_MAX, _MIN, _LOGADDEXP = _blocked(_max), _blocked(_min), _blocked(_logaddexp)
 _FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
 
 # The wheel's vector bodies: DIV by a reciprocal estimate and one Newton step

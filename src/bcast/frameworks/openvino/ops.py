@@ -228,7 +228,7 @@ def _pick(std: Callable) -> Callable:
 
     def factory(name, attrs):
         def pick(x, y, out=None):
-            return std(x, y, execute.output(x.shape, x.dtype) if out is None else out)
+            return std(x, y, out)
 
         return elementwise(pick)
 
