@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["onnx_type", "is_float"]
+__all__ = ["ALL", "BF16", "BOOL", "FLOATS", "INT32_64", "INTS", "UINTS", "is_float", "onnx_type"]
 
-_FLOATS = frozenset({"float16", "float", "double"})
-_BF16 = frozenset({"bfloat16"})
-_INT32_64 = frozenset({"int32", "int64", "uint32", "uint64"})
-_UINTS = frozenset({"uint8", "uint16", "uint32", "uint64"})
-_INTS = _INT32_64 | {"int8", "int16", "uint8", "uint16"}
-_BOOL = frozenset({"bool"})
-_ALL = _FLOATS | _INTS | _BOOL | {"complex64", "complex128", "string"}
+FLOATS = frozenset({"float16", "float", "double"})
+BF16 = frozenset({"bfloat16"})
+INT32_64 = frozenset({"int32", "int64", "uint32", "uint64"})
+UINTS = frozenset({"uint8", "uint16", "uint32", "uint64"})
+INTS = INT32_64 | {"int8", "int16", "uint8", "uint16"}
+BOOL = frozenset({"bool"})
+ALL = FLOATS | INTS | BOOL | {"complex64", "complex128", "string"}
 
 _NUMPY_NAMES = {"float32": "float", "float64": "double"}  # else numpy's name is ONNX's
 
@@ -35,4 +35,4 @@ def onnx_type(dtype: Any) -> str:
 
 def is_float(dtype: Any) -> bool:
     """A float type of ONNX's (float16, float, double, bfloat16)."""
-    return onnx_type(dtype) in _FLOATS | _BF16
+    return onnx_type(dtype) in FLOATS | BF16

@@ -64,7 +64,7 @@ from ...run.execute import reserved_call, run_plan, view
 from ...run.kernel import elementwise, natural_ufunc
 from ...run.out import check_out, overlaps
 from . import kernels as K
-from .dtypes import _ALL, _BF16, _BOOL, _FLOATS, _INT32_64, _INTS, _UINTS, onnx_type
+from .dtypes import ALL, BF16, BOOL, FLOATS, INT32_64, INTS, UINTS, onnx_type
 
 #: The newest opset bcast's table knows (onnx 1.23's).
 LATEST_OPSET = 28
@@ -202,54 +202,54 @@ _GEMM_ATTRS = (Attr("alpha", "float", 1.0), Attr("beta", "float", 1.0),
 def _arith(name, kernel):
     """Add, Sub, Mul, Div: the same versions."""
     return Op(name, _AB, "T", (
-        _v(1, _LEGACY, T=_FLOATS),
-        _v(6, _LEGACY, T=_FLOATS | _INT32_64),
-        _v(7, _NUMPY, T=_FLOATS | _INT32_64),
-        _v(13, _NUMPY, T=_FLOATS | _INT32_64 | _BF16),
-        _v(14, _NUMPY, T=_FLOATS | _INTS | _BF16),
+        _v(1, _LEGACY, T=FLOATS),
+        _v(6, _LEGACY, T=FLOATS | INT32_64),
+        _v(7, _NUMPY, T=FLOATS | INT32_64),
+        _v(13, _NUMPY, T=FLOATS | INT32_64 | BF16),
+        _v(14, _NUMPY, T=FLOATS | INTS | BF16),
     ), kernel)
 
 
 def _bitwise(name, ufunc):
-    return Op(name, _AB, "T", (_v(18, _NUMPY, T=_INTS),), K.ufunc(ufunc))
+    return Op(name, _AB, "T", (_v(18, _NUMPY, T=INTS),), K.ufunc(ufunc))
 
 
 def _logical(name, ufunc):
-    return Op(name, _AB, "T1", (_v(1, _LEGACY, T=_BOOL, T1=_BOOL), _v(7, _NUMPY, T=_BOOL, T1=_BOOL)),
+    return Op(name, _AB, "T1", (_v(1, _LEGACY, T=BOOL, T1=BOOL), _v(7, _NUMPY, T=BOOL, T1=BOOL)),
               K.ufunc(ufunc))
 
 
 def _order(name, ufunc):
     """Greater, Less."""
     return Op(name, _AB, "T1", (
-        _v(1, _LEGACY, T=_FLOATS, T1=_BOOL),
-        _v(7, _NUMPY, T=_FLOATS, T1=_BOOL),
-        _v(9, _NUMPY, T=_FLOATS | _INTS, T1=_BOOL),
-        _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16, T1=_BOOL),
+        _v(1, _LEGACY, T=FLOATS, T1=BOOL),
+        _v(7, _NUMPY, T=FLOATS, T1=BOOL),
+        _v(9, _NUMPY, T=FLOATS | INTS, T1=BOOL),
+        _v(13, _NUMPY, T=FLOATS | INTS | BF16, T1=BOOL),
     ), K.ufunc(ufunc))
 
 
 def _order_eq(name, ufunc):
     """GreaterOrEqual, LessOrEqual."""
     return Op(name, _AB, "T1", (
-        _v(12, _NUMPY, T=_FLOATS | _INTS, T1=_BOOL),
-        _v(16, _NUMPY, T=_FLOATS | _INTS | _BF16, T1=_BOOL),
+        _v(12, _NUMPY, T=FLOATS | INTS, T1=BOOL),
+        _v(16, _NUMPY, T=FLOATS | INTS | BF16, T1=BOOL),
     ), K.ufunc(ufunc))
 
 
 def _extremum(name, f):
     """Max, Min: variadic."""
     return Op(name, (("data_0", "T"),), "T", (
-        _v(1, _NONE, T=_FLOATS), _v(6, _NONE, T=_FLOATS), _v(8, _NUMPY, T=_FLOATS),
-        _v(12, _NUMPY, T=_FLOATS | _INTS), _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16),
+        _v(1, _NONE, T=FLOATS), _v(6, _NONE, T=FLOATS), _v(8, _NUMPY, T=FLOATS),
+        _v(12, _NUMPY, T=FLOATS | INTS), _v(13, _NUMPY, T=FLOATS | INTS | BF16),
     ), partial(K.fold, f), variadic=True)
 
 
 def _accumulate(name, kernel):
     """Sum, Mean: variadic, floats only."""
     return Op(name, (("data_0", "T"),), "T", (
-        _v(1, _NONE, T=_FLOATS), _v(6, _NONE, T=_FLOATS), _v(8, _NUMPY, T=_FLOATS),
-        _v(13, _NUMPY, T=_FLOATS | _BF16),
+        _v(1, _NONE, T=FLOATS), _v(6, _NONE, T=FLOATS), _v(8, _NUMPY, T=FLOATS),
+        _v(13, _NUMPY, T=FLOATS | BF16),
     ), kernel, variadic=True)
 
 
@@ -259,20 +259,20 @@ _OP_LIST = (
     _arith("Mul", K.ufunc(np.multiply)),
     _arith("Div", K.div),
     Op("Pow", (("X", "T"), ("Y", "T1")), "T", (
-        _v(1, _LEGACY, T=_FLOATS),  # before opset 12 X and Y share T
-        _v(7, _NUMPY, T=_FLOATS),
-        _v(12, _NUMPY, T=_FLOATS | {"int32", "int64"}, T1=_FLOATS | _INTS),
-        _v(13, _NUMPY, T=_FLOATS | {"int32", "int64"} | _BF16, T1=_FLOATS | _INTS),
-        _v(15, _NUMPY, T=_FLOATS | {"int32", "int64"} | _BF16, T1=_FLOATS | _INTS | _BF16),
+        _v(1, _LEGACY, T=FLOATS),  # before opset 12 X and Y share T
+        _v(7, _NUMPY, T=FLOATS),
+        _v(12, _NUMPY, T=FLOATS | {"int32", "int64"}, T1=FLOATS | INTS),
+        _v(13, _NUMPY, T=FLOATS | {"int32", "int64"} | BF16, T1=FLOATS | INTS),
+        _v(15, _NUMPY, T=FLOATS | {"int32", "int64"} | BF16, T1=FLOATS | INTS | BF16),
     ), K.power),
     Op("Mod", _AB, "T", (
-        _v(10, _NUMPY, T=_FLOATS | _INTS),
-        _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16),
-        _v(28, _NUMPY, T=_FLOATS | _INTS | _BF16),  # floats with fmod=0 from here
+        _v(10, _NUMPY, T=FLOATS | INTS),
+        _v(13, _NUMPY, T=FLOATS | INTS | BF16),
+        _v(28, _NUMPY, T=FLOATS | INTS | BF16),  # floats with fmod=0 from here
     ), K.mod, attrs=(Attr("fmod", "flag", 0),), check=K.check_mod),
     Op("BitShift", (("X", "T"), ("Y", "T")), "T", (
-        _v(11, _NUMPY, T=_UINTS),
-        _v(28, _NUMPY, T=_INTS),
+        _v(11, _NUMPY, T=UINTS),
+        _v(28, _NUMPY, T=INTS),
     ), K.bitshift, attrs=(_DIRECTION,)),
     _bitwise("BitwiseAnd", np.bitwise_and),
     _bitwise("BitwiseOr", np.bitwise_or),
@@ -281,11 +281,11 @@ _OP_LIST = (
     _logical("Or", np.logical_or),
     _logical("Xor", np.logical_xor),
     Op("Equal", _AB, "T1", (
-        _v(1, _LEGACY, T=_BOOL | {"int32", "int64"}, T1=_BOOL),
-        _v(7, _NUMPY, T=_BOOL | {"int32", "int64"}, T1=_BOOL),
-        _v(11, _NUMPY, T=_BOOL | _FLOATS | _INTS, T1=_BOOL),
-        _v(13, _NUMPY, T=_BOOL | _FLOATS | _INTS | _BF16, T1=_BOOL),
-        _v(19, _NUMPY, T=_BOOL | _FLOATS | _INTS | _BF16 | {"string"}, T1=_BOOL),
+        _v(1, _LEGACY, T=BOOL | {"int32", "int64"}, T1=BOOL),
+        _v(7, _NUMPY, T=BOOL | {"int32", "int64"}, T1=BOOL),
+        _v(11, _NUMPY, T=BOOL | FLOATS | INTS, T1=BOOL),
+        _v(13, _NUMPY, T=BOOL | FLOATS | INTS | BF16, T1=BOOL),
+        _v(19, _NUMPY, T=BOOL | FLOATS | INTS | BF16 | {"string"}, T1=BOOL),
     ), K.ufunc(np.equal)),
     _order("Greater", np.greater),
     _order_eq("GreaterOrEqual", np.greater_equal),
@@ -296,27 +296,27 @@ _OP_LIST = (
     _accumulate("Mean", K.mean),
     _accumulate("Sum", partial(K.fold, np.add)),
     Op("Where", (("condition", "B"), ("X", "T"), ("Y", "T")), "T", (
-        _v(9, _NUMPY, B=_BOOL, T=_ALL),
-        _v(16, _NUMPY, B=_BOOL, T=_ALL | _BF16),
+        _v(9, _NUMPY, B=BOOL, T=ALL),
+        _v(16, _NUMPY, B=BOOL, T=ALL | BF16),
     ), K.where),
     Op("Gemm", (("A", "T"), ("B", "T"), ("C", "T")), "T", (
-        _v(1, "gemm-legacy", T=_FLOATS),
-        _v(6, "gemm-legacy", T=_FLOATS),
-        _v(7, "onnx-gemm", T=_FLOATS),
-        _v(9, "onnx-gemm", T=_FLOATS | _INT32_64),
-        _v(11, "onnx-gemm", T=_FLOATS | _INT32_64),  # C optional from here
-        _v(13, "onnx-gemm", T=_FLOATS | _INT32_64 | _BF16),
+        _v(1, "gemm-legacy", T=FLOATS),
+        _v(6, "gemm-legacy", T=FLOATS),
+        _v(7, "onnx-gemm", T=FLOATS),
+        _v(9, "onnx-gemm", T=FLOATS | INT32_64),
+        _v(11, "onnx-gemm", T=FLOATS | INT32_64),  # C optional from here
+        _v(13, "onnx-gemm", T=FLOATS | INT32_64 | BF16),
     ), attrs=_GEMM_ATTRS, optional=1, optional_since=11, runner=K.gemm),
     Op("PRelu", (("X", "T"), ("slope", "T")), "T", (
-        _v(1, "prelu-legacy", T=_FLOATS),
-        _v(6, "prelu-legacy", T=_FLOATS),
-        _v(7, "unidirectional", T=_FLOATS),
-        _v(9, "unidirectional", T=_FLOATS | _INT32_64),
-        _v(16, "unidirectional", T=_FLOATS | _INT32_64 | _BF16),
+        _v(1, "prelu-legacy", T=FLOATS),
+        _v(6, "prelu-legacy", T=FLOATS),
+        _v(7, "unidirectional", T=FLOATS),
+        _v(9, "unidirectional", T=FLOATS | INT32_64),
+        _v(16, "unidirectional", T=FLOATS | INT32_64 | BF16),
     ), K.prelu),
     Op("Expand", (("input", "T"), ("shape", "tensor(int64)")), "T", (
-        _v(8, "bidirectional", T=_ALL),
-        _v(13, "bidirectional", T=_ALL | _BF16),
+        _v(8, "bidirectional", T=ALL),
+        _v(13, "bidirectional", T=ALL | BF16),
     ), runner=K.expand, shape_input=1, views=True),
 )
 
