@@ -47,9 +47,7 @@ def split_everything(monkeypatch):
 
 
 def clear_fast_paths():
-    for cache in (_fast.APPLY, _fast.NATURAL, bcast.frameworks.onnx.ops._FAST, bcast.frameworks.onnx.ops._NATURAL,
-                  bcast.frameworks.openvino.ops._FAST, bcast.frameworks.ncnn.ops._FAST):
-        cache.clear()
+    bcast.run.clear_caches()
 
 
 def single(f):

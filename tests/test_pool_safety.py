@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bcast
-from bcast.run import _recycle, parallel
+from bcast.run import _pool, _recycle, parallel
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(bcast.__file__)))  # the bcast under test
 
@@ -163,7 +163,7 @@ def test_set_threads_while_another_thread_is_mid_op(threads, monkeypatch):
     call taking the pool and giving it work: the call keeps the pool it took."""
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 1 << 16)
     x, y = np.ones((512, 1024), np.float32), np.arange(1024, dtype=np.float32)
-    real = parallel.contextvars.copy_context
+    real = _pool.contextvars.copy_context
     hooked = []
 
     def copy_context():
@@ -179,7 +179,7 @@ def test_set_threads_while_another_thread_is_mid_op(threads, monkeypatch):
             t.join()
         return real()
 
-    monkeypatch.setattr(parallel.contextvars, "copy_context", copy_context)
+    monkeypatch.setattr(_pool.contextvars, "copy_context", copy_context)
     assert np.array_equal(bcast.apply(np.add, x, y), x + y)
     assert hooked
 
@@ -368,9 +368,9 @@ def test_ctrl_c_right_after_a_task_was_queued_waits_for_that_worker_too(monkeypa
         def shutdown(self, wait=True):
             self.real.shutdown(wait)
 
-    pool = parallel._Pool(1)
+    pool = _pool._Pool(1)
     pool.executor = Interrupted(pool.executor)
-    monkeypatch.setattr(parallel, "_acquire", lambda n: pool)
+    monkeypatch.setattr(_pool, "_acquire", lambda n: pool)
     a = np.ones((16, 1000))
     out = np.zeros_like(a)
     try:

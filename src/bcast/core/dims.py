@@ -42,10 +42,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from operator import index
-from typing import Mapping, Union
+from typing import SupportsIndex, cast
+from collections.abc import Mapping
 
 from ._format import brief
 from .errors import InputError
+from .validate import INT64_MAX, MAX_RANK
 
 __all__ = [
     "Dim", "Sym", "Interval", "UNKNOWN", "Constraint", "MAX_RANK", "MAX_DIM", "as_dim", "parse_dim",
@@ -53,11 +55,8 @@ __all__ = [
     "equals", "broadcast_constraint", "fit_constraint", "equal_constraint", "value_constraint", "to_json", "json_shape",
 ]
 
-#: Largest rank bcast accepts (numpy's NPY_MAXDIMS; no framework goes further).
-MAX_RANK = 64
-
-#: Largest dim bcast accepts: every framework stores dims as int64.
-MAX_DIM = 2**63 - 1
+#: Largest dim bcast accepts: every framework stores dims as int64 (:data:`bcast.core.validate.INT64_MAX`).
+MAX_DIM = INT64_MAX
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RANGE = re.compile(r"([0-9]+)\.\.([0-9]*)\Z")
@@ -120,7 +119,7 @@ class Interval:
 UNKNOWN = Interval(0, None)
 
 #: The type of one dim.
-Dim = Union[int, Sym, Interval]
+Dim = int | Sym | Interval
 
 
 def parse_dim(text: str) -> Dim:
@@ -145,7 +144,9 @@ def parse_dim(text: str) -> Dim:
         lo, hi = _int(m.group(1)), (_int(m.group(2)) if m.group(2) else None)
         if hi is not None and hi < lo:
             raise InputError(f"dim {brief(tok)}: the interval is empty ({lo} > {hi})")
-        return as_dim(lo) if hi == lo else Interval(as_dim(lo), None if hi is None else as_dim(hi))
+        if hi == lo:
+            return as_dim(lo)
+        return Interval(cast(int, as_dim(lo)), None if hi is None else cast(int, as_dim(hi)))
     if tok.startswith("-") and tok[1:].isdigit():
         raise InputError(f"dim {_cut(tok)} is negative" + (" (write ? for an unknown dim)" if tok == "-1" else ""))
     raise InputError(f"dim {brief(tok)} is not a dim: write 3, N (a symbol), ? (unknown) or 2..4 (an interval)")
@@ -192,14 +193,15 @@ def as_dim(value: object, *, where: str = "") -> Dim:
         if isinstance(value, bool) or isinstance(value, float):
             raise InputError(f"{where}dim {brief(value)} is not an integer")
         try:
-            dim = index(value)  # numpy integers and other int-likes
+            dim = index(cast(SupportsIndex, value))  # numpy integers and other int-likes; else it raises
         except Exception:  # no __index__, or one that refuses
             raise InputError(
                 f"{where}dim {brief(value)} is not a dim (an integer, a symbol such as 'N', '?' or an "
                 "interval such as '2..4')"
             ) from None
     if dim < 0:
-        raise InputError(f"{where}dim {brief(dim)} is negative" + (" (write '?' for an unknown dim)" if dim == -1 else ""))
+        unknown = " (write '?' for an unknown dim)" if dim == -1 else ""
+        raise InputError(f"{where}dim {brief(dim)} is negative{unknown}")
     if dim > MAX_DIM:
         raise InputError(f"{where}dim {brief(dim)} does not fit in int64")
     return dim
@@ -360,7 +362,7 @@ class Constraint:
         def value(side):
             return side if type(side) is int else values[side]
 
-        return any((value(l) == value(r)) == (op == "==") for l, op, r in self.alternatives)
+        return any((value(left) == value(right)) == (op == "==") for left, op, right in self.alternatives)
 
 
 def _side_first(left, op, right) -> str:

@@ -22,7 +22,7 @@ Anything else is an :class:`~bcast.core.errors.InputError` with a one-line messa
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from ._format import brief, format_shape
 from .dims import MAX_RANK, Dim, Interval, Sym, as_dim, parse_dim

@@ -8,7 +8,7 @@ runs the rule, and returns a :class:`~bcast.core.plan.Plan` or raises a
 from __future__ import annotations
 
 from ..core._format import brief, lookup_notation
-from ..core.dims import MAX_DIM
+from ..core.dims import MAX_DIM, MAX_RANK
 from ..core.errors import InputError
 from ..core.plan import Plan
 from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
@@ -121,7 +121,7 @@ def _numpy2(a: tuple, b: tuple):
     la, lb = len(a), len(b)
     if la < lb:
         a, b, la, lb = b, a, lb, la
-    if la > 64:
+    if la > MAX_RANK:
         return None
     for d in a:
         if type(d) is not int or d < 0 or d > MAX_DIM:

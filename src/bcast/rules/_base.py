@@ -19,13 +19,15 @@ dims costs nothing more.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..core._format import brief
-from ..core.dims import Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge, same
+from ..core.dims import Dim, Interval, Sym, broadcast_constraint, fit_constraint, fits_into, is_one, is_static, merge
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
 from ..core.shapes import as_shape
+from ..core.validate import axes, flag, integer
 
 __all__ = ["Attr", "Rule", "Ctx", "RULES", "register", "get_rule", "merge_all", "fit_into"]
 
@@ -64,55 +66,19 @@ class Attr:
                 raise InputError(f"{where} is required ({self.doc})")
             return self.default
         if self.kind == "int":
-            if isinstance(value, bool) or not _is_int(value):
-                raise InputError(f"{where} must be an integer, got {brief(value)}")
-            value = int(value)
-            if abs(value) > 2**63 - 1:
-                raise InputError(f"{where} = {brief(value)} does not fit in int64")
+            value = integer(value, where)
             if self.choices and value not in self.choices:
                 raise InputError(f"{where} must be one of {', '.join(map(str, self.choices))}, got {value}")
             return value
         if self.kind == "bool":
-            if (isinstance(value, bool) or _is_int(value)) and int(value) in (0, 1):
-                return bool(value)
-            raise InputError(f"{where} must be 0 or 1 (or False/True), got {brief(value)}")
+            return bool(flag(value, where, spelled="0 or 1 (or False/True)"))
         if self.kind == "choice":
             if isinstance(value, str) and value.lower() in self.choices:
                 return value.lower()
             raise InputError(f"{where} must be one of {', '.join(self.choices)}, got {brief(value)}")
         if self.kind == "axes":
-            if isinstance(value, str):
-                text = value.strip().strip("[]()").strip()
-                parts = [p.strip() for p in text.split(",")] if text else []
-                try:
-                    value = [int(p) for p in parts]
-                except ValueError:
-                    raise InputError(
-                        f"{where} must be a list of integers such as 1,2 or [1,2], got {brief(value)}"
-                    ) from None
-            elif _is_int(value) and not isinstance(value, bool):
-                value = [value]
-            try:
-                items = list(value)
-            except TypeError:
-                raise InputError(f"{where} must be a list of integers, got {brief(value)}") from None
-            if len(items) > 64 or any(isinstance(a, bool) or not _is_int(a) for a in items):
-                raise InputError(f"{where} must be a list of at most 64 integers, got {brief(value)}")
-            axes = tuple(int(a) for a in items)
-            if any(abs(a) > 2**63 - 1 for a in axes):
-                raise InputError(f"{where} = {brief(value)} does not fit in int64")
-            return axes
+            return axes(value, where)
         raise AssertionError(self.kind)  # pragma: no cover
-
-
-def _is_int(value: Any) -> bool:
-    if isinstance(value, int):
-        return True
-    try:
-        value.__index__()
-    except Exception:  # no __index__, or one that refuses (a numpy array of several elements)
-        return False
-    return not isinstance(value, float)
 
 
 @dataclass(frozen=True)
@@ -128,7 +94,7 @@ class Rule:
     """
 
     name: str
-    func: Callable[["Ctx"], Plan]
+    func: Callable[[Ctx], Plan]
     operands: tuple  # input names; for a variadic rule, the names are A, B, C, ...
     min_inputs: int
     max_inputs: int | None
@@ -210,26 +176,32 @@ class Ctx:
             notation=self.notation, attrs=tuple(self.attrs.items()), **fields,
         )
 
-    def dims_error(self, a, b, ax, out_rank, da, db, reason, maps) -> BroadcastError:
-        """``a`` and ``b`` are ``(input, axis)`` pairs that land on output axis ``ax``."""
+    def dims_error(self, a: tuple[int, int], b: tuple[int, int], *, axis: int, out_rank: int, dims: tuple,
+                   reason: str, maps) -> BroadcastError:
+        """The error of ``a`` and ``b``, ``(input, axis)`` pairs whose ``dims`` (in that order) land on
+        output axis ``axis`` of ``out_rank`` and do not broadcast (``reason``; ``maps``: the axis maps)."""
+        da, db = dims
         if a[0] > b[0]:
             a, b, da, db = b, a, db, da
         return self.error(
             reason, kind="dims", operands=(a[0], b[0]), axes=(a[1], b[1]),
-            from_right=ax - out_rank, dims=(da, db), alignment=tuple(maps), out_rank=out_rank,
+            from_right=axis - out_rank, dims=(da, db), alignment=tuple(maps), out_rank=out_rank,
         )
 
     def label(self, i: int, k: int) -> str:
         """How axis ``k`` of input ``i`` is named in a constraint: its symbol, or ``A[1]``
         (also when a rule has narrowed it to another kind of dim)."""
         d = self.shapes[i][k]
-        return d.name if isinstance(d, Sym) else f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
+        if isinstance(d, Sym):
+            return d.name
+        return f"{self.names[i]}[{k + (self.axis_offset[i] if self.axis_offset else 0)}]"
 
-    def require(self, found, a, b, ax, out_rank, da, db, reason, maps) -> None:
-        """Record the constraints ``found`` (a tuple), or raise a dims error for
-        ``a`` and ``b`` (``(input, axis)`` pairs) when ``found`` is None: they cannot hold."""
+    def require(self, found, a: tuple[int, int], b: tuple[int, int], *, axis: int, out_rank: int,
+                dims: tuple, reason: str, maps) -> None:
+        """Record the constraints ``found`` (a tuple), or raise :meth:`dims_error` (same arguments)
+        when ``found`` is None: they cannot hold."""
         if found is None:
-            raise self.dims_error(a, b, ax, out_rank, da, db, reason, maps)
+            raise self.dims_error(a, b, axis=axis, out_rank=out_rank, dims=dims, reason=reason, maps=maps)
         self.record(found)
 
     def record(self, found) -> None:
@@ -271,14 +243,16 @@ def merge_all(ctx: Ctx, maps, out_rank: int, reason) -> tuple:
     depends on where it failed.
     """
     cols = _columns(ctx.shapes, maps, out_rank)
-    out = [1] * out_rank
+    out: list[Dim] = [1] * out_rank
     for ax in range(out_rank - 1, -1, -1):
-        cur, who = 1, None
+        cur: Dim = 1
+        who: tuple[int, int] | None = None
         for i, k, d in cols[ax]:
             m = merge(cur, d)
             if m is None:
+                assert who is not None  # a dim other than 1 came before: merging into 1 never fails
                 why = reason(ax) if callable(reason) else reason
-                raise ctx.dims_error(who, (i, k), ax, out_rank, cur, d, why, maps)
+                raise ctx.dims_error(who, (i, k), axis=ax, out_rank=out_rank, dims=(cur, d), reason=why, maps=maps)
             if who is None and not is_one(d):
                 who = (i, k)
             cur = m
@@ -313,10 +287,10 @@ def _column_constraints(ctx: Ctx, col, ax, out_rank, maps, reason) -> None:
     pairs = [(static[0], t) for t in terms if not is_static(t[2])] if static else [
         (terms[p], terms[q]) for p in range(len(terms)) for q in range(p + 1, len(terms))
     ]
-    for (i, k, d), (j, l, e) in pairs:
-        found = broadcast_constraint((ctx.label(i, k), d), (ctx.label(j, l), e))
+    for (i, k, d), (j, m, e) in pairs:
+        found = broadcast_constraint((ctx.label(i, k), d), (ctx.label(j, m), e))
         why = reason(ax) if callable(reason) else reason
-        ctx.require(found, (i, k), (j, l), ax, out_rank, d, e, why, maps)
+        ctx.require(found, (i, k), (j, m), axis=ax, out_rank=out_rank, dims=(d, e), reason=why, maps=maps)
 
 
 def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> tuple:
@@ -341,10 +315,10 @@ def fit_into(ctx: Ctx, maps, out_shape, owners, reason) -> tuple:
             if m is None:
                 if owner is None:  # pragma: no cover - every rule names its owners
                     raise ctx.error(why, kind="dims", operands=(i,))
-                raise ctx.dims_error(owner, (i, k), ax, out_rank, t, d, why, maps)
+                raise ctx.dims_error(owner, (i, k), axis=ax, out_rank=out_rank, dims=(t, d), reason=why, maps=maps)
             if not (is_static(d) and is_static(out[ax])):
                 found = fit_constraint((ctx.label(i, k), d), (ctx.label(*owner), out[ax]))
-                ctx.require(found, owner, (i, k), ax, out_rank, t, d, why, maps)
+                ctx.require(found, owner, (i, k), axis=ax, out_rank=out_rank, dims=(t, d), reason=why, maps=maps)
             out[ax] = m
     return tuple(out)
 

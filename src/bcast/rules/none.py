@@ -42,6 +42,7 @@ def plan(ctx: Ctx):
             found = equal_constraint((ctx.label(0, ax), first[ax]), (ctx.label(i, ax), s[ax]))
             found = None if merged is None else found
             out_ax = out_rank - len(s) + ax
-            ctx.require(found, (0, ax), (i, ax), out_ax, out_rank, first[ax], s[ax], REASON, maps)
+            ctx.require(found, (0, ax), (i, ax), axis=out_ax, out_rank=out_rank, dims=(first[ax], s[ax]), reason=REASON,
+                        maps=maps)
             out[ax] = merged
     return ctx.plan(out, maps)

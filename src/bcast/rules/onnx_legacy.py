@@ -100,4 +100,4 @@ def _require_equal(ctx: Ctx, pairs, maps, why) -> None:
     for ax, k in pairs:
         found = equal_constraint((ctx.label(0, ax), A[ax]), (ctx.label(1, k), B[k]))
         reason = why(k) if callable(why) else why
-        ctx.require(found, (0, ax), (1, k), ax, len(A), A[ax], B[k], reason, maps)
+        ctx.require(found, (0, ax), (1, k), axis=ax, out_rank=len(A), dims=(A[ax], B[k]), reason=reason, maps=maps)

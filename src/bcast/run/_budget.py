@@ -129,7 +129,8 @@ def parse_bytes(text: str) -> int:
     s = str(text).strip().lower()
     m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*(%|[a-z]*)", s)
     if not m or (m.group(2) not in _UNITS and m.group(2) != "%"):
-        raise InputError(f"bad memory budget {brief(text)}: give bytes, e.g. 8GiB, 500MB, 1000000, or a percentage, 25%")
+        raise InputError(
+            f"bad memory budget {brief(text)}: give bytes, e.g. 8GiB, 500MB, 1000000, or a percentage, 25%")
     number = float(m.group(1))
     if m.group(2) == "%":
         if not 0 < number <= 100:
@@ -200,8 +201,8 @@ def cgroup_available() -> int | None:
                 found.append(_walk(root, parts[2], _V2))
         elif "memory" in parts[1].split(","):
             found.append(_walk(os.path.join(_CGROUP_ROOT, "memory"), parts[2], _V1))
-    found = [f for f in found if f is not None]
-    return min(found) if found else None
+    limits = [f for f in found if f is not None]
+    return min(limits) if limits else None
 
 
 def _walk(root: str, path: str, files: tuple) -> int | None:
@@ -351,7 +352,8 @@ class _Blocks:
     __slots__ = ("shape", "answers", "lock")
 
     def __init__(self, shape: tuple) -> None:
-        self.shape, self.answers, self.lock = tuple(shape), {}, threading.Lock()
+        self.shape, self.lock = tuple(shape), threading.Lock()
+        self.answers: dict = {}
 
     def check(self, dtype: Any, what: str) -> None:
         key = (what, _dtype(dtype))

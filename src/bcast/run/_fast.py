@@ -15,7 +15,14 @@ attributes, a plan whose alignment numpy cannot express) falls back to the
 full path, which also raises every error.
 
 :func:`quiet` runs a function with numpy's floating-point warnings off, as
-``np.errstate(all="ignore")`` does, at a seventh of its cost.
+``np.errstate(all="ignore")`` does, at a seventh of its cost (through numpy's
+own context variable where this numpy has one that works; else through
+``np.errstate`` itself).
+
+The op tables' fast paths share what is here: their caches come from
+:func:`cache` (and :func:`clear_caches` empties them all), a call they do not
+take is :data:`MISS`, :func:`key` is their cache key and :func:`runner` runs a
+prepared call of a kernel.
 
 >>> import numpy as np
 >>> p = prepare("numpy", (np.ones((2, 3)), np.ones(3)))
@@ -30,15 +37,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
 from ..core.errors import InputError
 from ..core.plan import Plan
 from ..rules import infer
-from ..rules._cache import PlanCache
+from ..rules._cache import PLANS, PlanCache
+from .out import check_out, overlaps
 
-__all__ = ["Prepared", "prepare", "prepared", "quiet", "quiet_enter", "quiet_exit", "apply_small", "ufunc", "MISS", "SMALL_ELEMENTS", "SMALL_ITEMSIZE"]
+__all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_small", "cache", "clear_caches", "key",
+           "prepare", "prepared", "runner", "quiet", "quiet_enter", "quiet_exit", "ufunc"]
 
 #: Outputs of up to this many elements take the fast paths, when no input's
 #: itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far
@@ -46,44 +57,58 @@ __all__ = ["Prepared", "prepare", "prepared", "quiet", "quiet_enter", "quiet_exi
 SMALL_ELEMENTS = 4096
 SMALL_ITEMSIZE = 16
 
-try:  # numpy >= 2: np.errstate sets this context variable; setting it directly costs far less
-    from numpy._core.umath import _extobj_contextvar, _make_extobj
+def _private_quiet():
+    """``(quiet_enter, quiet_exit, QUIET_SET, QUIET)`` by numpy's own context variable, which
+    ``np.errstate`` sets (numpy >= 2: a seventh of np.errstate's cost); None when this numpy
+    has no such variable or setting it does not do what ``np.errstate(all="ignore")`` does."""
+    try:
+        from numpy._core.umath import _extobj_contextvar, _make_extobj
 
-    _IGNORE = _make_extobj(all="ignore")
-    #: ``token = quiet_enter()`` ... ``quiet_exit(token)``: :func:`quiet` spelled out, for hot loops;
-    #: ``token = QUIET_SET(QUIET)`` is the same without a call in between (the hottest loops).
-    quiet_enter = partial(_extobj_contextvar.set, _IGNORE)
-    quiet_exit = _extobj_contextvar.reset
-    QUIET_SET, QUIET = _extobj_contextvar.set, _IGNORE
-
-    def quiet(f, *args, **kwargs):
-        """``f(*args, **kwargs)`` under ``np.errstate(all="ignore")``.
-
-        >>> quiet(np.divide, np.ones(1), np.zeros(1))
-        array([inf])
-        """
-        token = _extobj_contextvar.set(_IGNORE)
+        ignore = _make_extobj(all="ignore")
+        before = np.geterr()
+        token = _extobj_contextvar.set(ignore)
         try:
-            return f(*args, **kwargs)
+            works = all(v == "ignore" for v in np.geterr().values())
         finally:
             _extobj_contextvar.reset(token)
+        works = works and np.geterr() == before
+    except Exception:  # noqa: BLE001 - another numpy (renamed, removed, other signature): the public way
+        return None
+    if not works:
+        return None
+    return partial(_extobj_contextvar.set, ignore), _extobj_contextvar.reset, _extobj_contextvar.set, ignore
 
-except ImportError:  # pragma: no cover - another numpy: the public way
 
-    def quiet_enter():
+def _public_quiet():
+    """The same four by ``np.errstate`` itself: the token is the entered errstate."""
+
+    def enter(_: object = None) -> Any:
         state = np.errstate(all="ignore")
         state.__enter__()
         return state
 
-    def quiet_exit(state):
+    def exit_(state: Any) -> None:
         state.__exit__(None, None, None)
 
-    QUIET_SET, QUIET = (lambda _: quiet_enter()), None
+    return enter, exit_, enter, None
 
-    def quiet(f, *args, **kwargs):
-        """``f(*args, **kwargs)`` under ``np.errstate(all="ignore")``."""
-        with np.errstate(all="ignore"):
-            return f(*args, **kwargs)
+
+#: ``token = quiet_enter()`` ... ``quiet_exit(token)``: :func:`quiet` spelled out, for hot loops;
+#: ``token = QUIET_SET(QUIET)`` is the same without a call in between (the hottest loops).
+quiet_enter, quiet_exit, QUIET_SET, QUIET = _private_quiet() or _public_quiet()
+
+
+def quiet(f, *args, **kwargs):
+    """``f(*args, **kwargs)`` under ``np.errstate(all="ignore")``.
+
+    >>> quiet(np.divide, np.ones(1), np.zeros(1))
+    array([inf])
+    """
+    token = QUIET_SET(QUIET)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        quiet_exit(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,19 +158,39 @@ def prepared(plan: Plan) -> Prepared:
     return Prepared(plan, reshapes, math.prod(plan.shape) <= SMALL_ELEMENTS, native)
 
 
-#: Prepared calls of :func:`bcast.apply`, keyed on (rule, shape, shape, ...); False: not for the fast path.
-APPLY = PlanCache()
+#: The one "not for the fast path" value: what :func:`apply_small` and the op tables' fast
+#: paths return for a call they do not take, and what a cache of theirs holds for such a key
+#: (a key that is absent reads as None).
+MISS = object()
+
+_CACHES: list[PlanCache] = []
+
+
+def cache() -> PlanCache:
+    """A new cache of a small-op fast path, emptied with the others by :func:`clear_caches`."""
+    c = PlanCache()
+    _CACHES.append(c)
+    return c
+
+
+def clear_caches() -> None:
+    """Forget every prepared small call, the fast paths' and the op tables', and every cached plan
+    (tests that change what a call does, e.g. the thread count, start from this)."""
+    for c in _CACHES:
+        c.clear()
+    PLANS.clear()
+
+
+#: Prepared calls of :func:`bcast.apply`, keyed on (rule, shape, shape, ...); MISS: not for the fast path.
+APPLY = cache()
 _APPLY_GET = APPLY.get
 
 
 #: The ufunc of a small two-input call of :func:`bcast.apply` that numpy broadcasts as the
 #: rule does (no reshape), without ``out=``: (func, rule, shape, shape) -> ufunc.  A hit is
 #: the whole call: ``bcast.apply`` looks it up inline (a function call costs a third of np.add).
-NATURAL = PlanCache()
+NATURAL = cache()
 NATURAL_GET = NATURAL.get
-
-#: What :func:`apply_small` returns when the call is not for the fast path.
-MISS = object()
 
 
 def apply_small(func, arrays, rule, out, dtype):
@@ -174,7 +219,7 @@ def apply_small(func, arrays, rule, out, dtype):
         p = _prepare_small(rule, arrays)
         APPLY.put(key, p)
     f = func if type(func) is np.ufunc else ufunc(func)
-    if not p or f is None or f.nin != len(arrays):  # a wrong count: the full path says so
+    if p is MISS or f is None or f.nin != len(arrays):  # a wrong count: the full path says so
         return MISS
     xs = arrays if p.native else p.arrays(arrays)
     try:
@@ -184,8 +229,6 @@ def apply_small(func, arrays, rule, out, dtype):
                 NATURAL.put((func, *key), f)
             # rank 0: an array, not a scalar (a ufunc of two outputs gives a tuple, as on the full path)
             return result if type(result) is np.ndarray else rank0_arrays(result)
-        from .execute import check_out
-
         check_out(out, p.plan.shape, dtype)
         return f(*xs, out=out)
     except InputError:  # a bad out=
@@ -224,20 +267,20 @@ def element_error(f, e: Exception, arrays) -> Exception:
     InputError("arctan2: these values do not take it (AttributeError: 'int' object has no attribute 'arctan2')")
     """
     if type(f) is not np.ufunc or isinstance(e, MemoryError) \
-            or not any(getattr(x, "dtype", None) == object for x in arrays):
+            or not any(getattr(getattr(x, "dtype", None), "kind", None) == "O" for x in arrays):
         return e
     return InputError(f"{f.__name__}: these values do not take it ({type(e).__name__}: {e})")
 
 
-def _prepare_small(rule, arrays) -> Prepared | bool:
-    """The Prepared of a small call, or False (not for the fast path; not broadcastable)."""
+def _prepare_small(rule, arrays) -> Any:
+    """The Prepared of a small call, or MISS (not for the fast path; not broadcastable)."""
     if type(rule) is not str:
-        return False
+        return MISS
     try:
         p = prepare(rule, arrays)
     except (InputError, ValueError):  # BroadcastError is a ValueError: the full path raises it
-        return False
-    return p if p.small and p.reshapes is not None else False
+        return MISS
+    return p if p.small and p.reshapes is not None else MISS
 
 
 _UFUNCS: dict = {}
@@ -254,3 +297,47 @@ def ufunc(func):
     if not _UFUNCS:
         _UFUNCS.update((n, f) for n, f in vars(np).items() if type(f) is np.ufunc)
     return _UFUNCS.get(func) if type(func) is str else None
+
+
+def key(op: Any, inputs: Any) -> tuple | None:
+    """The small-op caches' key of a call of ``op`` on plain numpy arrays: ``(op, dtype, shape,
+    dtype, shape...)``; None when an input is anything else."""
+    if len(inputs) == 2:
+        a, b = inputs
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            return op, a.dtype, a.shape, b.dtype, b.shape
+        return None
+    key = [op]
+    for x in inputs:
+        if type(x) is not np.ndarray:
+            return None
+        key += (x.dtype, x.shape)
+    return tuple(key)
+
+
+def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | None, natural: bool) -> Callable:
+    """``run(inputs, out)`` of a small op of an op table made ready: ``out`` (None or an array)
+    checked, ``kernel(views, out)`` writing into ``out`` from views of its shape, or ``ufunc``
+    (None: none) called on the (reshaped) arrays; ``natural``: the ufunc's own result type is
+    the op's, so the ufunc may allocate."""
+    shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
+
+    def run(inputs, out):
+        xs = inputs if native else arrays(inputs)
+        if out is not None:
+            check_out(out, shape, dtype)
+        elif natural:
+            return quiet(ufunc, *xs)
+        else:
+            out = np.empty(shape, dtype)
+        if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
+            quiet(ufunc, *xs, out=out)
+        elif overlaps(out, inputs):  # a kernel of several steps would read what it has overwritten
+            result = np.empty(shape, dtype)
+            kernel([np.broadcast_to(x, shape) for x in xs], result)
+            np.copyto(out, result)
+        else:
+            kernel([np.broadcast_to(x, shape) for x in xs], out)
+        return out
+
+    return run

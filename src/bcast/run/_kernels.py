@@ -38,6 +38,9 @@ import threading
 import numpy as np
 
 from ..core import _env
+from . import _pool
+from .kernel import ufunc_of
+from .out import overlaps
 
 __all__ = ["available", "layout", "try_run"]
 
@@ -88,20 +91,21 @@ def _compile():
 
 
 def _spec(func):
-    """(ufunc, swapped) that ``func`` computes with warnings off, or None."""
+    """(ufunc, swapped, quiet) of what ``func`` computes, or None: a plain ufunc is quiet when
+    numpy's floating-point warnings are off; a marked kernel turns them off itself."""
     if type(func) is np.ufunc:
         err = np.geterr()
         quiet = err["over"] == err["under"] == err["invalid"] == err["divide"] == "ignore"
         return (func, False, quiet)
-    spec = getattr(func, "_bcast_ufunc", None)
+    spec = ufunc_of(func)
     return None if spec is None else (*spec, True)
 
 
 def layout(strides: list, shape: tuple):
     """Collapse a C-contiguous output of ``shape`` and its operands' element
-    ``strides`` to three axes: ``(I, J, K)`` and per operand ``(s0, s1, s2)``;
+    ``strides`` to three axes: ``((I, J, K), [(s0, s1, s2) per operand])``;
     None if they do not collapse to three (or a stride is negative)."""
-    axes = []  # [size, [stride of each operand]]
+    axes: list[list] = []  # [size, [stride of each operand]]
     for d, *ss in zip(shape, *strides):
         if d == 1:
             continue
@@ -126,13 +130,21 @@ def _flat(v: np.ndarray, steps) -> np.ndarray:
 
 
 def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
-    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None (numpy's turn)."""
+    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None: numpy's turn.
+
+    None leaves ``out`` as numpy will find it: either nothing was written (no loop for this
+    op, or numba could not compile one: it is compiled on an empty range of rows before any
+    row runs), or the loop failed part way and numpy then writes every element again (``out``
+    shares no memory with the views, or the loop is not used, so what it wrote is never read)."""
     spec = _spec(func) if len(views) == 2 else None
     if spec is None:
         return None
     ufunc, swapped, quiet = spec
     dtype = out.dtype
-    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) or any(v.dtype != dtype for v in views):
+    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) \
+            or any(v.dtype != dtype for v in views):
+        return None
+    if overlaps(out, views):
         return None
     if not ((dtype in _FLOATS and quiet) or (dtype in _INTS and ufunc is not np.divide)):
         return None
@@ -144,23 +156,25 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     loops = _get() if found is not None else None
     if loops is None:
         return None
-    (I, J, K), (sa, sb) = found
+    (I, J, K), (sa, sb) = found  # noqa: E741 - the loop's three axes, named as in _loops.rows
     a, b = _flat(views[0], steps[0]), _flat(views[1], steps[1])
     if swapped:
         a, b, sa, sb = b, a, sb, sa
     args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
     stream = out.nbytes >= STREAM_BYTES and K * size >= STREAM_ROW_BYTES
     try:
+        loops.rows(*args, 0, 0, stream)  # compiles the loop for these types; an empty range writes nothing
+    except Exception:  # numba could not compile it: nothing was written
+        return None
+    try:
         _run(loops.rows, args, I * J, n, stream)
-    except Exception:  # numba could not compile the loop for these types: it raised before any element ran
+    except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
         return None
     return out
 
 
 def _run(kernel, args, rows: int, n: int, stream: bool) -> None:
-    """The kernel on ranges of rows, in bcast.run.parallel's threads and tasks."""
-    from . import parallel  # parallel imports this module: here, it has loaded
-
-    tasks = max(1, min(rows, n * parallel.CHUNKS_PER_THREAD if n > 1 else 1))
+    """The kernel on ranges of rows, in the pool's threads and tasks."""
+    tasks = max(1, min(rows, n * _pool.CHUNKS_PER_THREAD if n > 1 else 1))
     bounds = [rows * t // tasks for t in range(tasks + 1)]
-    parallel.run_tasks(n, tasks, lambda t, _: kernel(*args, bounds[t], bounds[t + 1], stream))
+    _pool.run_tasks(n, tasks, lambda t, _: kernel(*args, bounds[t], bounds[t + 1], stream))

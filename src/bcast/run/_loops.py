@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]  # llvmlite ships no type information
 from numba import types
 from numba.extending import intrinsic, overload
 

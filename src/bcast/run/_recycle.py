@@ -41,6 +41,7 @@ import math
 import os
 import threading
 import weakref
+from typing import Any, cast
 
 import numpy as np
 
@@ -65,15 +66,15 @@ class _Buffer:
     def __init__(self, nbytes: int) -> None:
         self.memory = np.empty(nbytes, np.uint8)
         self.free = False
-        self.lease = None
+        self.lease: weakref.ref | None = None
 
     def lend(self, nbytes: int, dtype: np.dtype, shape: tuple) -> np.ndarray:
         """An array of ``shape`` x ``dtype`` over the first ``nbytes``, through a new lease."""
-        lease = (ctypes.c_ubyte * nbytes).from_buffer(self.memory)
+        lease = (ctypes.c_ubyte * nbytes).from_buffer(cast(Any, self.memory))  # numpy's stubs: not a Buffer
         self.free = False
         # the callback only sets a flag (no lock): it may run in any thread, inside empty() too
         self.lease = weakref.ref(lease, _freed(weakref.ref(self)))
-        return np.frombuffer(lease, dtype, math.prod(shape)).reshape(shape)
+        return np.frombuffer(cast(Any, lease), dtype, math.prod(shape)).reshape(shape)
 
 
 def _freed(buffer_ref):

@@ -31,11 +31,13 @@ array([[10., 11., 12.],
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
 from . import _fast, parallel
+from .out import check_out, is_numpy, overlaps
 from ..core._format import brief, format_shape
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
@@ -60,14 +62,24 @@ __all__ = [
 ]
 
 # the memory budget lives in _budget (one budget for every thread: reservations, cgroups, contexts)
-from ._budget import AVAILABLE_TTL, DEFAULT_FRACTION, MemoryBudgetError, _dtype, available_memory, check_memory, format_bytes, memory_budget, memory_budget_set, memory_reserved, parse_bytes, reserved_call, reserving, set_memory_budget
+from ._budget import (  # noqa: F401 - re-exported: the executor's public names for the budget
+    AVAILABLE_TTL,
+    DEFAULT_FRACTION,
+    MemoryBudgetError,
+    available_memory,
+    check_memory,
+    format_bytes,
+    memory_budget,
+    memory_budget_set,
+    memory_reserved,
+    parse_bytes,
+    reserved_call,
+    reserving,
+    set_memory_budget,
+)
 
 
 # --------------------------------------------------------------------------- array namespaces
-
-
-def is_numpy(x: Any) -> bool:
-    return isinstance(x, (np.ndarray, np.generic))
 
 
 def namespace(*arrays: Any):
@@ -102,7 +114,8 @@ def _shape(x: Any) -> tuple:
     try:
         return tuple(int(d) for d in shape)
     except (TypeError, ValueError):
-        raise InputError(f"an array of unknown shape {shape!r} (compute it first, e.g. dask's compute_chunk_sizes)") from None
+        raise InputError(
+            f"an array of unknown shape {shape!r} (compute it first, e.g. dask's compute_chunk_sizes)") from None
 
 
 # --------------------------------------------------------------------------- the executor
@@ -133,18 +146,6 @@ def view(x: Any, plan: Plan, i: int, xp=None):
     if tuple(x.shape) != aligned:
         x = xp.reshape(x, aligned)
     return xp.broadcast_to(x, plan.shape)
-
-
-def check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
-    """Refuse (:class:`InputError`) an ``out=`` that is not a writable array of ``shape`` (and ``dtype``)."""
-    if not hasattr(out, "shape") or not isinstance(out.shape, tuple):
-        raise InputError(f"out= must be an array, got {type(out).__name__}")
-    if tuple(out.shape) != tuple(shape):
-        raise InputError(f"out= has shape {format_shape(tuple(out.shape))}; the result has shape {format_shape(shape)}")
-    if dtype is not None and is_numpy(out) and out.dtype != _dtype(dtype):
-        raise InputError(f"out= has dtype {out.dtype}; the result has dtype {np.dtype(dtype)}")
-    if is_numpy(out) and not out.flags.writeable:
-        raise InputError("out= is read-only")
 
 
 def output(shape: tuple, dtype: Any, out=None):
@@ -219,20 +220,6 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         raise error from None
 
 
-def overlaps(out: Any, arrays) -> bool:
-    """Whether the numpy array ``out`` may share memory with one of ``arrays``: numpy's bounds
-    check, a few hundred nanoseconds (never a false no; a false yes costs one copy).
-
-    >>> a = np.zeros(4)
-    >>> overlaps(a[1:], [np.ones(3), a[:2]]), overlaps(a, [np.ones(4), 1.0])
-    (True, False)
-    """
-    for x in arrays:
-        if isinstance(x, np.ndarray) and np.may_share_memory(out, x):
-            return True
-    return False
-
-
 _WEAK = (int, float, complex)
 
 
@@ -275,7 +262,9 @@ def _result_dtype(arrays, dtype):
     if dtype is not None:
         return dtype
     try:
-        return np.result_type(*[x if is_numpy(x) or isinstance(x, (int, float, bool, complex)) else np.dtype(str(x.dtype).rsplit(".", 1)[-1]) for x in arrays])
+        # another library's dtype: numpy's of the same name (torch.float32 -> float32)
+        return np.result_type(*[x if is_numpy(x) or isinstance(x, (int, float, bool, complex))
+                                else np.dtype(str(x.dtype).rsplit(".", 1)[-1]) for x in arrays])
     except TypeError:
         return np.float64  # a dtype numpy does not know: size the check for 8 bytes an element
 
@@ -318,7 +307,7 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
 
 
-_NATURAL_GET = _fast.NATURAL_GET
+_NATURAL_GET: Callable[[Any], Any] = _fast.NATURAL_GET  # a miss is None: calling it raises TypeError
 
 
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):

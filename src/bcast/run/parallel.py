@@ -41,29 +41,26 @@ array([1., 2., 3.], dtype=float32)
 
 from __future__ import annotations
 
-import contextvars
-import itertools
 import math
 import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
 from . import _blocked, _budget, _kernels, _recycle
 from ..core import _env
-from ._blocked import split
 from ..core._format import brief
 from ..core.errors import InputError
+from ._blocked import split
+from ._pool import CHUNKS_PER_THREAD, in_task, run_tasks
+from .kernel import elementwise, is_elementwise
 
-__all__ = ["MIN_ELEMENTS", "elementwise", "in_task", "is_elementwise", "run_chunked", "run_tasks", "set_threads", "split",
-           "threads", "try_run"]
+__all__ = ["CHUNKS_PER_THREAD", "MIN_ELEMENTS", "elementwise", "in_task", "is_elementwise", "run_chunked",
+           "run_tasks", "set_threads", "split", "threads", "try_run"]
 
 #: Outputs smaller than this (elements) run in one thread (measured: benchmarks/run.py --only threshold).
 MIN_ELEMENTS = 1 << 21
-#: Chunks per thread: more than one evens out threads slowed by other processes.
-CHUNKS_PER_THREAD = 4
 
 _threads: int | None = None  # set explicitly; None = BCAST_THREADS or the usable cores
 
@@ -108,106 +105,6 @@ def set_threads(n: int | None) -> int | None:
     return previous
 
 
-def elementwise(func: Callable) -> Callable:
-    """Mark ``func(*views, out=out)`` as element-wise: computing slices of ``out`` from the same
-    slices of the views gives the same values, and it raises nothing that depends on the values."""
-    func._bcast_elementwise = True
-    return func
-
-
-def is_elementwise(func: Callable) -> bool:
-    """A ufunc with one output, or a callable marked by :func:`elementwise`."""
-    if type(func) is np.ufunc:
-        return func.nout == 1
-    return getattr(func, "_bcast_elementwise", False) is True
-
-
-# --------------------------------------------------------------------------- the pool
-#
-# One executor, shared by every call.  Each call counts itself in as a user of the executor it
-# submits to; a larger one (set_threads, BCAST_THREADS) replaces it for later calls, and the old
-# one is shut down by its last user (a call mid-op keeps the executor it started with).  After
-# os.fork() the child starts with no pool (its copy of the parent's would wait on threads that
-# do not exist in the child) and fresh locks.
-
-
-class _Pool:
-    __slots__ = ("executor", "size", "users", "retired")
-
-    def __init__(self, size: int) -> None:
-        self.executor = ThreadPoolExecutor(size, thread_name_prefix="bcast")
-        self.size, self.users, self.retired = size, 0, False
-
-
-_pool: _Pool | None = None
-_pool_lock = threading.Lock()
-
-
-def _acquire(n: int) -> _Pool:
-    """The pool, with at least ``n`` threads, counted as used by one more call."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool.size < n:
-            old, _pool = _pool, _Pool(n)
-            if old is not None:
-                old.retired = True
-                if old.users == 0:
-                    old.executor.shutdown(wait=False)
-        _pool.users += 1
-        return _pool
-
-
-def _retire(pool: _Pool) -> None:
-    """Later calls get a new pool; ``pool`` is shut down by its last user."""
-    global _pool
-    with _pool_lock:
-        if _pool is pool:
-            _pool = None
-        pool.retired = True
-
-
-def _release(pool: _Pool) -> None:
-    with _pool_lock:
-        pool.users -= 1
-        if pool.retired and pool.users == 0:
-            pool.executor.shutdown(wait=False)
-
-
-# Scratch belongs to one call: a worker of a call takes one from this free list and gives it back
-# when the call's tasks are done, so a bcast call made from inside a task (a kernel that calls
-# bcast, numpy's errstate(call=...) callback) never shares the scratch its caller is using.
-_scratch_free: list = []
-_scratch_lock = threading.Lock()
-#: Scratch buffers kept for reuse at most (the rest are dropped when given back).
-MAX_SCRATCH = 64
-
-
-def _take_scratch() -> _blocked.Scratch:
-    with _scratch_lock:
-        if _scratch_free:
-            return _scratch_free.pop()
-    return _blocked.Scratch()
-
-
-def _give_scratch(scratch: _blocked.Scratch) -> None:
-    with _scratch_lock:
-        if len(_scratch_free) < MAX_SCRATCH:
-            _scratch_free.append(scratch)
-
-
-_local = threading.local()  # .depth: how many bcast tasks this thread is running (nested calls: > 1)
-
-
-def _after_fork() -> None:  # in the child: no threads of the parent's pool exist here
-    global _pool, _pool_lock, _scratch_lock
-    _pool, _pool_lock, _scratch_lock = None, threading.Lock(), threading.Lock()
-    _scratch_free.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
-
-
 # --------------------------------------------------------------------------- running
 
 
@@ -216,117 +113,13 @@ def run_chunked(func: Callable, views: list, out, n: int | None = None):
     each on tasks of :func:`bcast.run._blocked.schedule` (blocks of ``out`` and the same
     blocks of the views, all of ``out``'s shape); ``n = 1`` runs them in this thread."""
     n = threads() if n is None else n
-    plan = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
+    schedule = _blocked.schedule(views, out, n * CHUNKS_PER_THREAD)
     token = _budget.blocks_begin(out.shape)  # the kernel's intermediates are checked for the whole op
     try:
-        run_tasks(n, len(plan.tasks), lambda i, scratch: plan.run(func, i, scratch))
+        run_tasks(n, len(schedule.tasks), lambda i, scratch: schedule.run(func, i, scratch))
     finally:
         _budget.blocks_end(token)
     return out
-
-
-def in_task() -> bool:
-    """Whether this thread is running a task of a bcast call (a call from inside it runs inline)."""
-    return getattr(_local, "depth", 0) > 0
-
-
-def run_tasks(n: int, total: int, run: Callable) -> None:
-    """``run(i, scratch)`` for every task ``0 <= i < total``, by ``n`` threads taking tasks in
-    turn (``scratch``: a :class:`bcast.run._blocked.Scratch` that the running worker holds for this
-    call alone); ``n = 1``, one task, or a call from inside a task: all in this thread.
-
-    The first exception of any task is raised once every worker has stopped; an exception in
-    this thread (KeyboardInterrupt included) stops the workers taking tasks and is raised once
-    they have stopped: nothing of this call runs after it returns or raises.  When the pool
-    cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
-    stop = []  # not empty: take no more tasks
-    running = [0]  # this call's pool workers running now (counted before they look at stop; not the
-    ended = threading.Condition()  # calling thread's: Ctrl-C could land between its count and its try)
-
-    def pooled():
-        with ended:
-            running[0] += 1
-        try:
-            worker()
-        finally:
-            with ended:
-                running[0] -= 1
-                ended.notify_all()
-
-    def worker():
-        _local.depth = getattr(_local, "depth", 0) + 1
-        scratch = _take_scratch()
-        try:
-            while not stop:
-                i = next(counter)  # next() of a count is atomic: threads take tasks in turn
-                if i >= total:
-                    return
-                run(i, scratch)
-        except BaseException:
-            stop.append(True)
-            raise
-        finally:
-            _give_scratch(scratch)
-            _local.depth -= 1
-
-    counter = itertools.count()
-    if n == 1 or total == 1 or in_task():
-        worker()
-        return
-    pool = _acquire(n - 1)
-    futures: list = []
-    mine = None
-    try:
-        try:
-            for _ in range(n - 1):
-                futures.append(pool.executor.submit(contextvars.copy_context().run, pooled))
-        except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
-            pass
-        except BaseException:  # Ctrl-C inside submit, maybe in Thread.start(): CPython's executor registers a
-            _retire(pool)  # thread after starting it, and at exit nothing would wake one it never registered
-            raise  # (the interpreter joins it for ever); a pool shut down wakes every thread of its queue
-        worker()  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
-    except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
-        stop.append(True)
-        mine = e
-    try:
-        first = _wait(futures)  # nothing of this call may write after the caller sees its end
-        if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
-            _wait_ended(ended, running)  # the call has no future of runs, or sees stop and runs nothing
-    finally:
-        _release(pool)
-    if mine is not None:
-        raise mine
-    if first is not None:
-        raise first
-
-
-def _wait_ended(ended: threading.Condition, running: list) -> None:
-    """Until no worker of the call runs (a worker counts itself in before it looks at ``stop``);
-    a KeyboardInterrupt meanwhile waits too (the caller raises its own)."""
-    while True:
-        try:
-            with ended:
-                while running[0]:
-                    ended.wait()
-            return
-        except BaseException:  # noqa: BLE001 - Ctrl-C again: keep waiting
-            pass
-
-
-def _wait(futures: list) -> BaseException | None:
-    """Wait for every future; the first exception of one (or a KeyboardInterrupt that arrived while
-    waiting: it is raised once all have ended, not while a worker may still write)."""
-    first = None
-    for f in futures:
-        while True:
-            try:
-                e = f.exception()
-                break
-            except BaseException as interrupt:  # Ctrl-C while waiting: keep waiting, raise it after
-                first = first or interrupt
-        first = first or e
-    return first
 
 
 def try_run(func: Callable, views: list, out, dtype) -> Any:

@@ -52,19 +52,19 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, cast
+from collections.abc import Callable
 
 import numpy as np
 
-from ...run import _fast
 from ...core._format import brief, format_shape
 from ...core.errors import InputError
-from ...run.execute import MemoryBudgetError, run_plan
-from ...run.parallel import elementwise
 from ...core.plan import Plan
 from ...rules import infer
-from ...rules._cache import PlanCache
 from .op_types import FROM_ONNX, OP_TYPES
+from ...run import _fast
+from ...run.execute import MemoryBudgetError, run_plan
+from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -76,23 +76,7 @@ BLOCK = 1 << 16
 
 # --------------------------------------------------------------------------- the kernels
 # Each is ncnn's functor f(x, y) of src/layer/binaryop.cpp, in IEEE float32:
-# kernel(x, y, out) writes f(x, y) into out (all three of the output's shape).
-
-
-def _std_max(x, y):  # std::max(x, y) = (x < y) ? y : x: a NaN y gives x
-    return np.where(np.less(x, y), y, x)
-
-
-def _std_min(x, y):  # std::min(x, y) = (y < x) ? y : x: a NaN y gives x
-    return np.where(np.less(y, x), y, x)
-
-
-def _max(x, y, out):
-    out[...] = _std_max(x, y)
-
-
-def _min(x, y, out):
-    out[...] = _std_min(x, y)
+# kernel(x, y, out=out) writes f(x, y) into out (all three of the output's shape).
 
 
 def _floor_divide(x, y, out):  # floorf(x / y)
@@ -113,8 +97,16 @@ def _remainder(x, y, out):
     out[...] = np.copysign(r, np.where(r == 0, x64, r))  # a zero result has x's sign
 
 
+def _max(x, y, out):  # a new block, then copied: out is one of nditer's blocks
+    out[...] = std_max(x, y)
+
+
+def _min(x, y, out):
+    out[...] = std_min(x, y)
+
+
 def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
-    hi, lo = _std_max(x, y), _std_min(x, y)
+    hi, lo = std_max(x, y), std_min(x, y)
     out[...] = hi + np.log1p(np.exp(lo - hi))
 
 
@@ -140,7 +132,7 @@ def _blocked(kernel: Callable) -> Callable:
 class Op:
     """One BinaryOp op type.
 
-    ``kernel(x, y, out)`` computes ncnn's functor for the op (before any
+    ``kernel(x, y, out=out)`` computes ncnn's functor for the op (before any
     swap); ``swap`` is set for the R-ops, which apply it to ``(b, a)``.
 
     ``ulps`` is how far, in float32 units in the last place, the x86 wheel's
@@ -161,20 +153,13 @@ class Op:
 
     def __call__(self, a, b, out):
         x, y = (b, a) if self.swap else (a, b)
-        return self.kernel(x, y, out)
+        return self.kernel(x, y, out=out)
 
 
-def _ufunc(f) -> Callable:
-    def kernel(x, y, out):
-        f(x, y, out=out)
-
-    kernel.__name__ = f.__name__
-    kernel.ufunc = f  # float32 in, float32 out: the small-op fast path calls it as it is
-    return kernel
-
-
-_ADD, _SUB, _MUL, _DIV = _ufunc(np.add), _ufunc(np.subtract), _ufunc(np.multiply), _ufunc(np.divide)
-_POW, _ATAN2, _FMOD = _ufunc(np.power), _ufunc(np.arctan2), _ufunc(np.fmod)
+# float32 in, float32 out: marked as their ufunc, the small-op fast path calls it as it is
+_ADD, _SUB, _MUL, _DIV = ufunc_kernel(np.add), ufunc_kernel(np.subtract), ufunc_kernel(np.multiply), \
+    ufunc_kernel(np.divide)
+_POW, _ATAN2, _FMOD = ufunc_kernel(np.power), ufunc_kernel(np.arctan2), ufunc_kernel(np.fmod)
 _MAX, _MIN, _LOGADDEXP = _blocked(_max), _blocked(_min), _blocked(_logaddexp)
 _FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
 
@@ -228,7 +213,7 @@ def op(op_type) -> Op:
         found = _BY_NAME.get(op_type.strip().upper())
         if found is not None:
             return found
-    elif isinstance(op_type, numbers.Integral) and not isinstance(op_type, bool) and 0 <= op_type < len(OPS):
+    elif isinstance(op_type, numbers.Integral) and not isinstance(op_type, bool) and 0 <= int(op_type) < len(OPS):
         return OPS[int(op_type)]
     raise InputError(
         f"ncnn BinaryOp: op_type must be 0-{len(OPS) - 1} or a name ({', '.join(ops())}); got {brief(op_type)}"
@@ -261,7 +246,7 @@ def _check_scalar(o: Op, scalar) -> np.float32:
     try:
         value = float(scalar)
     except OverflowError:  # an int past float64's range
-        value = math.inf if scalar > 0 else -math.inf
+        value = math.inf if cast(Any, scalar) > 0 else -math.inf  # numbers.Real's stubs do not order it with 0
     with np.errstate(over="ignore"):
         return np.float32(value)
 
@@ -282,7 +267,7 @@ def plan(op_type, a_shape, b_shape=(), *, ncnn_order: bool = False) -> Plan:
     op(op_type)  # checked here too: a plan is for a known op
     shapes = (tuple(a_shape), tuple(b_shape))
     if ncnn_order:
-        shapes = tuple(s[::-1] for s in shapes)
+        shapes = (shapes[0][::-1], shapes[1][::-1])
     return infer(*shapes, rule="ncnn", ncnn_order=bool(ncnn_order))
 
 
@@ -337,10 +322,10 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         try:  # small ops: a dict lookup
             fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
         except TypeError:  # an unhashable op type: the full path says what is wrong
-            fast = False
+            fast = _fast.MISS
         if fast is None:
             fast = _fast_build(op_type, a, b)
-        if fast:
+        if fast is not _fast.MISS:
             return fast(a, b)
     o = op(op_type)
     with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
@@ -364,12 +349,12 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
-_FAST = PlanCache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or False (the full path runs)
+_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or MISS (the full path runs)
 _FAST_GET = _FAST.get
 
 
 def _fast_build(op_type, a, b):
-    """The runner of a small two-blob call (remembered), or False (remembered too; the full
+    """The runner of a small two-blob call (remembered), or MISS (remembered too; the full
     path then runs, and raises what is wrong): the kernel on the arrays as they are, when
     numpy broadcasts them as ncnn does, else run_plan without the checks."""
     try:
@@ -379,7 +364,7 @@ def _fast_build(op_type, a, b):
         prepared = _fast.prepared(plan(o.code, a.shape, b.shape))
     except (InputError, ValueError):  # BroadcastError is a ValueError
         prepared = None
-    runner = False
+    runner: Any = _fast.MISS
     if prepared is not None and prepared.small:
         shape, writer = prepared.plan.shape, _writer(o)
         quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
@@ -393,7 +378,7 @@ def _fast_build(op_type, a, b):
                 reset(token)
             return result
 
-        ufunc = getattr(o.kernel, "ufunc", None)
+        ufunc = natural_ufunc(o.kernel)
 
         def natural(a, b):
             token = quiet_set(quiet)
@@ -420,6 +405,5 @@ def _writer(o: Op) -> Callable:
         return out
 
     write.__name__ = f"ncnn {o.name}"
-    if getattr(o.kernel, "ufunc", None) is not None:  # bcast.run.parallel may run it as a compiled loop
-        write._bcast_ufunc = (o.kernel.ufunc, o.swap)
-    return elementwise(write)
+    ufunc = natural_ufunc(o.kernel)  # bcast.run.parallel may run it as a compiled loop
+    return elementwise(write, ufunc, swapped=o.swap)

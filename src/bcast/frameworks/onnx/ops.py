@@ -49,53 +49,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-from ...run import _fast
 from ...core._format import brief
 from ...core.errors import InputError
-from ...run.execute import check_memory, check_out, materialize, output, overlaps, reserved_call, run_plan, view
-from ...run.parallel import elementwise
 from ...core.plan import Plan
+from ...core.validate import flag, integer, number
 from ...rules import infer
-from ...rules._cache import PlanCache
-
-__all__ = ["LATEST_OPSET", "OPS", "Op", "Version", "ops", "plan", "run", "type_constraints", "onnx_type"]
+from ...run import _fast
+from ...run.execute import reserved_call, run_plan, view
+from ...run.kernel import elementwise, natural_ufunc
+from ...run.out import check_out, overlaps
+from . import kernels as K
+from .dtypes import ALL, BF16, BOOL, FLOATS, INT32_64, INTS, UINTS, onnx_type
 
 #: The newest opset bcast's table knows (onnx 1.23's).
 LATEST_OPSET = 28
 
-# --------------------------------------------------------------------------- ONNX type names
-
-_FLOATS = frozenset({"float16", "float", "double"})
-_BF16 = frozenset({"bfloat16"})
-_INT32_64 = frozenset({"int32", "int64", "uint32", "uint64"})
-_UINTS = frozenset({"uint8", "uint16", "uint32", "uint64"})
-_INTS = _INT32_64 | {"int8", "int16", "uint8", "uint16"}
-_BOOL = frozenset({"bool"})
-_ALL = _FLOATS | _INTS | _BOOL | {"complex64", "complex128", "string"}
-
-_NUMPY_NAMES = {"float32": "float", "float64": "double"}  # else numpy's name is ONNX's
-
-
-def onnx_type(dtype: Any) -> str:
-    """ONNX's name of a numpy dtype: ``float32`` -> ``float``; object and
-    numpy strings -> ``string``; ``bfloat16`` (ml_dtypes) -> ``bfloat16``.
-
-    >>> onnx_type(np.float64), onnx_type(np.uint8), onnx_type(object)
-    ('double', 'uint8', 'string')
-    """
-    dt = np.dtype(dtype)
-    if dt.kind in "OUS":
-        return "string"
-    return _NUMPY_NAMES.get(dt.name, dt.name)
-
-
-def _is_float(dtype) -> bool:
-    return onnx_type(dtype) in _FLOATS | _BF16
-
+__all__ = ["LATEST_OPSET", "OPS", "Op", "Version", "ops", "plan", "run", "type_constraints", "onnx_type"]
 
 # --------------------------------------------------------------------------- the table's types
 
@@ -140,19 +114,12 @@ class Attr:
             if isinstance(value, str) and value in self.kind:
                 return value
             raise InputError(f"{where} must be one of {', '.join(map(repr, self.kind))}, got {brief(value)}")
-        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
         if self.kind == "flag":
-            if isinstance(value, (int, np.integer, np.bool_)) and int(value) in (0, 1):  # False/True too
-                return int(value)
-            raise InputError(f"{where} must be 0 or 1, got {brief(value)}")
+            return flag(value, where)
         if self.kind == "int":
-            if is_int and abs(int(value)) < 2**63:
-                return int(value)
-            raise InputError(f"{where} must be an integer, got {brief(value)}")
+            return integer(value, where)
         if self.kind == "float":
-            if (is_int or isinstance(value, (float, np.floating))) and np.isfinite(float(value)):
-                return float(value)
-            raise InputError(f"{where} must be a finite number, got {brief(value)}")
+            return number(value, where)
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -199,8 +166,7 @@ class Op:
     def version(self, opset: int | None) -> Version:
         if opset is None:
             return self.versions[-1]
-        if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)):
-            raise InputError(f"onnx {self.name}: opset must be an integer, got {brief(opset)}")
+        opset = integer(opset, f"onnx {self.name}: opset")
         if opset > LATEST_OPSET:
             raise InputError(f"onnx {self.name}: opset {opset} is newer than any bcast knows (1 to {LATEST_OPSET})")
         found = [v for v in self.versions if v.since <= opset]
@@ -224,138 +190,6 @@ class Op:
         return tuple(tv for _, tv in self.inputs[:n])
 
 
-# --------------------------------------------------------------------------- kernels
-
-def _ufunc(f, views, out):
-    with np.errstate(all="ignore"):  # overflow wraps around, as in ONNX's runtimes
-        f(*views, out=out)
-
-
-def _div(views, out):
-    a, b = views
-    with np.errstate(all="ignore"):
-        if out.dtype.kind not in "iu":
-            np.divide(a, b, out=out)
-            return
-        # integers truncate toward zero (C): floor, then one up where the signs differ and a remainder is left
-        np.floor_divide(a, b, out=out)
-        if out.dtype.kind == "i":
-            fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
-            np.add(out, fix, out=out, casting="unsafe")
-
-
-def _mod(views, out, fmod: int = 0):
-    with np.errstate(all="ignore"):
-        (np.fmod if fmod else np.remainder)(*views, out=out)
-
-
-def _pow(views, out):
-    """``X ** Y`` in the type of X.  Integer X with integer Y is an exact power
-    with wraparound (a negative exponent truncates 1 / X**-Y toward zero, 0 for
-    X = 0); any float in the pair computes in the wider float, then casts to X's
-    type (truncating toward zero for an integer X, as onnxruntime)."""
-    x, y = views
-    with np.errstate(all="ignore"):
-        if out.dtype.kind in "iu" and y.dtype.kind in "iu":
-            check_memory(out.shape, np.uint64, what="Pow's uint64 intermediate")
-            # |Y| as uint64 and X mod 2**64: the power wraps mod 2**64, exact mod 2**bits once cast back
-            exp = (np.abs(y.astype(np.int64, copy=False)) if y.dtype.kind == "i" else y).astype(np.uint64)
-            np.copyto(out, np.power(x.astype(np.uint64), exp), casting="unsafe")
-            if y.dtype.kind == "i":
-                neg = y < 0  # 1/x**n: 1 for x == 1, +-1 for x == -1, else 0
-                inv = np.where(x == 1, 1, 0) + np.where(x == -1, np.where(exp % 2 == 1, -1, 1), 0)
-                np.copyto(out, inv.astype(out.dtype), where=neg)
-            return
-        both_float = _is_float(x.dtype) and _is_float(y.dtype)
-        work = np.result_type(x.dtype, y.dtype) if both_float else np.float64
-        check_memory(out.shape, work, what=f"Pow's {np.dtype(work).name} intermediate")
-        r = np.power(x.astype(work, copy=False), y.astype(work, copy=False))
-        np.copyto(out, r, casting="unsafe")
-
-
-def _bitshift(views, out, direction: str):
-    with np.errstate(all="ignore"):
-        (np.left_shift if direction == "LEFT" else np.right_shift)(*views, out=out)
-
-
-def _fold(f, views, out):
-    np.copyto(out, views[0])
-    with np.errstate(all="ignore"):
-        for v in views[1:]:
-            f(out, v, out=out)
-
-
-def _mean(views, out):
-    _fold(np.add, views, out)
-    np.divide(out, len(views), out=out)
-
-
-_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _where(views, out):
-    """``out = cond ? x : y``, bit for bit.  numpy's masked copy runs one element at a
-    time; on the bits of a numeric type, ``y ^ ((x ^ y) * cond)`` takes three vector
-    loops and no temporary (a copy where ``out`` overlaps an input or the type is other)."""
-    cond, x, y = views
-    u = _UINT_OF_SIZE.get(out.dtype.itemsize) if out.dtype.kind in "biufcmM" else None
-    if u is None or x.dtype != out.dtype or y.dtype != out.dtype or overlaps(out, (x, y)):
-        np.copyto(out, y)
-        np.copyto(out, x, where=cond)
-        return
-    bits, y = out.view(u), y.view(u)
-    np.bitwise_xor(x.view(u), y, out=bits)
-    np.multiply(bits, cond, out=bits)
-    np.bitwise_xor(bits, y, out=bits)
-
-
-def _prelu(views, out):
-    x, slope = views
-    with np.errstate(all="ignore"):
-        np.multiply(x, slope, out=out)
-    np.copyto(out, x, where=x > 0)
-
-
-def _expand(p: Plan, arrays: list, out, dtype, attrs: dict):
-    return materialize(arrays[0], p, 0, out)
-
-
-def _gemm(p: Plan, arrays: list, out, dtype, attrs: dict):
-    """``alpha * A' @ B' + beta * C``: the product in the inputs' type (integers
-    wrap); for integers with alpha or beta other than 1, computed in float64 and
-    truncated back; C is not read when beta is 0 (its shape is still checked)."""
-    a, b = arrays[0], arrays[1]
-    a = a.T if attrs["transA"] else a
-    b = b.T if attrs["transB"] else b
-    c = arrays[2] if len(arrays) == 3 and attrs["beta"] != 0 else None
-    out = output(p.shape, dtype, out)
-    alpha, beta = attrs["alpha"], attrs["beta"]
-    scaled_ints = dtype.kind in "iu" and (alpha != 1 or (c is not None and beta != 1))
-    if scaled_ints:
-        check_memory(p.shape, np.float64, what="Gemm's float64 intermediate")
-    with np.errstate(all="ignore"):
-        np.matmul(a, b, out=out)
-        if scaled_ints:
-            r = out * alpha
-            if c is not None:
-                r += view(c, p, 2) * beta
-            np.copyto(out, r, casting="unsafe")
-            return out
-        if alpha != 1:
-            np.multiply(out, dtype.type(alpha), out=out)
-        if c is not None:
-            c = c if beta == 1 else np.multiply(c, dtype.type(beta))
-            np.add(out, view(c, p, 2), out=out)
-    return out
-
-
-def _check_mod(version: Version, arrays: list, attrs: dict) -> None:
-    """Mod before opset 28: fmod=0 is for integers only (floats need fmod=1)."""
-    if not attrs["fmod"] and _is_float(arrays[0].dtype) and version.since < 28:
-        raise InputError(f"onnx Mod-{version.since}: floats need fmod=1 before opset 28 (fmod=0 is for "
-                         f"integers); got {arrays[0].dtype} with fmod=0")
-
-
 # --------------------------------------------------------------------------- THE table
 
 _LEGACY, _NUMPY, _NONE = "onnx-legacy", "numpy", "none"
@@ -368,78 +202,78 @@ _GEMM_ATTRS = (Attr("alpha", "float", 1.0), Attr("beta", "float", 1.0),
 def _arith(name, kernel):
     """Add, Sub, Mul, Div: the same versions."""
     return Op(name, _AB, "T", (
-        _v(1, _LEGACY, T=_FLOATS),
-        _v(6, _LEGACY, T=_FLOATS | _INT32_64),
-        _v(7, _NUMPY, T=_FLOATS | _INT32_64),
-        _v(13, _NUMPY, T=_FLOATS | _INT32_64 | _BF16),
-        _v(14, _NUMPY, T=_FLOATS | _INTS | _BF16),
+        _v(1, _LEGACY, T=FLOATS),
+        _v(6, _LEGACY, T=FLOATS | INT32_64),
+        _v(7, _NUMPY, T=FLOATS | INT32_64),
+        _v(13, _NUMPY, T=FLOATS | INT32_64 | BF16),
+        _v(14, _NUMPY, T=FLOATS | INTS | BF16),
     ), kernel)
 
 
 def _bitwise(name, ufunc):
-    return Op(name, _AB, "T", (_v(18, _NUMPY, T=_INTS),), partial(_ufunc, ufunc))
+    return Op(name, _AB, "T", (_v(18, _NUMPY, T=INTS),), K.ufunc(ufunc))
 
 
 def _logical(name, ufunc):
-    return Op(name, _AB, "T1", (_v(1, _LEGACY, T=_BOOL, T1=_BOOL), _v(7, _NUMPY, T=_BOOL, T1=_BOOL)),
-              partial(_ufunc, ufunc))
+    return Op(name, _AB, "T1", (_v(1, _LEGACY, T=BOOL, T1=BOOL), _v(7, _NUMPY, T=BOOL, T1=BOOL)),
+              K.ufunc(ufunc))
 
 
 def _order(name, ufunc):
     """Greater, Less."""
     return Op(name, _AB, "T1", (
-        _v(1, _LEGACY, T=_FLOATS, T1=_BOOL),
-        _v(7, _NUMPY, T=_FLOATS, T1=_BOOL),
-        _v(9, _NUMPY, T=_FLOATS | _INTS, T1=_BOOL),
-        _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16, T1=_BOOL),
-    ), partial(_ufunc, ufunc))
+        _v(1, _LEGACY, T=FLOATS, T1=BOOL),
+        _v(7, _NUMPY, T=FLOATS, T1=BOOL),
+        _v(9, _NUMPY, T=FLOATS | INTS, T1=BOOL),
+        _v(13, _NUMPY, T=FLOATS | INTS | BF16, T1=BOOL),
+    ), K.ufunc(ufunc))
 
 
 def _order_eq(name, ufunc):
     """GreaterOrEqual, LessOrEqual."""
     return Op(name, _AB, "T1", (
-        _v(12, _NUMPY, T=_FLOATS | _INTS, T1=_BOOL),
-        _v(16, _NUMPY, T=_FLOATS | _INTS | _BF16, T1=_BOOL),
-    ), partial(_ufunc, ufunc))
+        _v(12, _NUMPY, T=FLOATS | INTS, T1=BOOL),
+        _v(16, _NUMPY, T=FLOATS | INTS | BF16, T1=BOOL),
+    ), K.ufunc(ufunc))
 
 
 def _extremum(name, f):
     """Max, Min: variadic."""
     return Op(name, (("data_0", "T"),), "T", (
-        _v(1, _NONE, T=_FLOATS), _v(6, _NONE, T=_FLOATS), _v(8, _NUMPY, T=_FLOATS),
-        _v(12, _NUMPY, T=_FLOATS | _INTS), _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16),
-    ), partial(_fold, f), variadic=True)
+        _v(1, _NONE, T=FLOATS), _v(6, _NONE, T=FLOATS), _v(8, _NUMPY, T=FLOATS),
+        _v(12, _NUMPY, T=FLOATS | INTS), _v(13, _NUMPY, T=FLOATS | INTS | BF16),
+    ), partial(K.fold, f), variadic=True)
 
 
 def _accumulate(name, kernel):
     """Sum, Mean: variadic, floats only."""
     return Op(name, (("data_0", "T"),), "T", (
-        _v(1, _NONE, T=_FLOATS), _v(6, _NONE, T=_FLOATS), _v(8, _NUMPY, T=_FLOATS),
-        _v(13, _NUMPY, T=_FLOATS | _BF16),
+        _v(1, _NONE, T=FLOATS), _v(6, _NONE, T=FLOATS), _v(8, _NUMPY, T=FLOATS),
+        _v(13, _NUMPY, T=FLOATS | BF16),
     ), kernel, variadic=True)
 
 
 _OP_LIST = (
-    _arith("Add", partial(_ufunc, np.add)),
-    _arith("Sub", partial(_ufunc, np.subtract)),
-    _arith("Mul", partial(_ufunc, np.multiply)),
-    _arith("Div", _div),
+    _arith("Add", K.ufunc(np.add)),
+    _arith("Sub", K.ufunc(np.subtract)),
+    _arith("Mul", K.ufunc(np.multiply)),
+    _arith("Div", K.div),
     Op("Pow", (("X", "T"), ("Y", "T1")), "T", (
-        _v(1, _LEGACY, T=_FLOATS),  # before opset 12 X and Y share T
-        _v(7, _NUMPY, T=_FLOATS),
-        _v(12, _NUMPY, T=_FLOATS | {"int32", "int64"}, T1=_FLOATS | _INTS),
-        _v(13, _NUMPY, T=_FLOATS | {"int32", "int64"} | _BF16, T1=_FLOATS | _INTS),
-        _v(15, _NUMPY, T=_FLOATS | {"int32", "int64"} | _BF16, T1=_FLOATS | _INTS | _BF16),
-    ), _pow),
+        _v(1, _LEGACY, T=FLOATS),  # before opset 12 X and Y share T
+        _v(7, _NUMPY, T=FLOATS),
+        _v(12, _NUMPY, T=FLOATS | {"int32", "int64"}, T1=FLOATS | INTS),
+        _v(13, _NUMPY, T=FLOATS | {"int32", "int64"} | BF16, T1=FLOATS | INTS),
+        _v(15, _NUMPY, T=FLOATS | {"int32", "int64"} | BF16, T1=FLOATS | INTS | BF16),
+    ), K.power),
     Op("Mod", _AB, "T", (
-        _v(10, _NUMPY, T=_FLOATS | _INTS),
-        _v(13, _NUMPY, T=_FLOATS | _INTS | _BF16),
-        _v(28, _NUMPY, T=_FLOATS | _INTS | _BF16),  # floats with fmod=0 from here
-    ), _mod, attrs=(Attr("fmod", "flag", 0),), check=_check_mod),
+        _v(10, _NUMPY, T=FLOATS | INTS),
+        _v(13, _NUMPY, T=FLOATS | INTS | BF16),
+        _v(28, _NUMPY, T=FLOATS | INTS | BF16),  # floats with fmod=0 from here
+    ), K.mod, attrs=(Attr("fmod", "flag", 0),), check=K.check_mod),
     Op("BitShift", (("X", "T"), ("Y", "T")), "T", (
-        _v(11, _NUMPY, T=_UINTS),
-        _v(28, _NUMPY, T=_INTS),
-    ), _bitshift, attrs=(_DIRECTION,)),
+        _v(11, _NUMPY, T=UINTS),
+        _v(28, _NUMPY, T=INTS),
+    ), K.bitshift, attrs=(_DIRECTION,)),
     _bitwise("BitwiseAnd", np.bitwise_and),
     _bitwise("BitwiseOr", np.bitwise_or),
     _bitwise("BitwiseXor", np.bitwise_xor),
@@ -447,43 +281,43 @@ _OP_LIST = (
     _logical("Or", np.logical_or),
     _logical("Xor", np.logical_xor),
     Op("Equal", _AB, "T1", (
-        _v(1, _LEGACY, T=_BOOL | {"int32", "int64"}, T1=_BOOL),
-        _v(7, _NUMPY, T=_BOOL | {"int32", "int64"}, T1=_BOOL),
-        _v(11, _NUMPY, T=_BOOL | _FLOATS | _INTS, T1=_BOOL),
-        _v(13, _NUMPY, T=_BOOL | _FLOATS | _INTS | _BF16, T1=_BOOL),
-        _v(19, _NUMPY, T=_BOOL | _FLOATS | _INTS | _BF16 | {"string"}, T1=_BOOL),
-    ), partial(_ufunc, np.equal)),
+        _v(1, _LEGACY, T=BOOL | {"int32", "int64"}, T1=BOOL),
+        _v(7, _NUMPY, T=BOOL | {"int32", "int64"}, T1=BOOL),
+        _v(11, _NUMPY, T=BOOL | FLOATS | INTS, T1=BOOL),
+        _v(13, _NUMPY, T=BOOL | FLOATS | INTS | BF16, T1=BOOL),
+        _v(19, _NUMPY, T=BOOL | FLOATS | INTS | BF16 | {"string"}, T1=BOOL),
+    ), K.ufunc(np.equal)),
     _order("Greater", np.greater),
     _order_eq("GreaterOrEqual", np.greater_equal),
     _order("Less", np.less),
     _order_eq("LessOrEqual", np.less_equal),
     _extremum("Max", np.maximum),
     _extremum("Min", np.minimum),
-    _accumulate("Mean", _mean),
-    _accumulate("Sum", partial(_fold, np.add)),
+    _accumulate("Mean", K.mean),
+    _accumulate("Sum", partial(K.fold, np.add)),
     Op("Where", (("condition", "B"), ("X", "T"), ("Y", "T")), "T", (
-        _v(9, _NUMPY, B=_BOOL, T=_ALL),
-        _v(16, _NUMPY, B=_BOOL, T=_ALL | _BF16),
-    ), _where),
+        _v(9, _NUMPY, B=BOOL, T=ALL),
+        _v(16, _NUMPY, B=BOOL, T=ALL | BF16),
+    ), K.where),
     Op("Gemm", (("A", "T"), ("B", "T"), ("C", "T")), "T", (
-        _v(1, "gemm-legacy", T=_FLOATS),
-        _v(6, "gemm-legacy", T=_FLOATS),
-        _v(7, "onnx-gemm", T=_FLOATS),
-        _v(9, "onnx-gemm", T=_FLOATS | _INT32_64),
-        _v(11, "onnx-gemm", T=_FLOATS | _INT32_64),  # C optional from here
-        _v(13, "onnx-gemm", T=_FLOATS | _INT32_64 | _BF16),
-    ), attrs=_GEMM_ATTRS, optional=1, optional_since=11, runner=_gemm),
+        _v(1, "gemm-legacy", T=FLOATS),
+        _v(6, "gemm-legacy", T=FLOATS),
+        _v(7, "onnx-gemm", T=FLOATS),
+        _v(9, "onnx-gemm", T=FLOATS | INT32_64),
+        _v(11, "onnx-gemm", T=FLOATS | INT32_64),  # C optional from here
+        _v(13, "onnx-gemm", T=FLOATS | INT32_64 | BF16),
+    ), attrs=_GEMM_ATTRS, optional=1, optional_since=11, runner=K.gemm),
     Op("PRelu", (("X", "T"), ("slope", "T")), "T", (
-        _v(1, "prelu-legacy", T=_FLOATS),
-        _v(6, "prelu-legacy", T=_FLOATS),
-        _v(7, "unidirectional", T=_FLOATS),
-        _v(9, "unidirectional", T=_FLOATS | _INT32_64),
-        _v(16, "unidirectional", T=_FLOATS | _INT32_64 | _BF16),
-    ), _prelu),
+        _v(1, "prelu-legacy", T=FLOATS),
+        _v(6, "prelu-legacy", T=FLOATS),
+        _v(7, "unidirectional", T=FLOATS),
+        _v(9, "unidirectional", T=FLOATS | INT32_64),
+        _v(16, "unidirectional", T=FLOATS | INT32_64 | BF16),
+    ), K.prelu),
     Op("Expand", (("input", "T"), ("shape", "tensor(int64)")), "T", (
-        _v(8, "bidirectional", T=_ALL),
-        _v(13, "bidirectional", T=_ALL | _BF16),
-    ), runner=_expand, shape_input=1, views=True),
+        _v(8, "bidirectional", T=ALL),
+        _v(13, "bidirectional", T=ALL | BF16),
+    ), runner=K.expand, shape_input=1, views=True),
 )
 
 #: Every op bcast runs, by ONNX name.
@@ -740,16 +574,14 @@ def _kernel_attrs(o: Op, checked: dict) -> dict:
 def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
     """``o``'s kernel as run_plan calls it: ``f(*views, out=None)``."""
 
-    @elementwise  # every kernel computes each element from the same elements of the inputs
     def func(*views, out=None):
         if out is None:
             out = np.empty(shape, dtype)
         o.kernel(list(views), out, **kernel_attrs)
         return out
 
-    if isinstance(o.kernel, partial) and o.kernel.func is _ufunc:  # a ufunc with warnings off
-        func._bcast_ufunc = (o.kernel.args[0], False)
-    return func
+    # every kernel computes each element from the same elements of the inputs; some are a ufunc
+    return elementwise(func, None if o.kernel is None else natural_ufunc(o.kernel))
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:
@@ -768,42 +600,14 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
 # the outcome kept.  A small op then costs a dict lookup and its kernel.
 
 
-def _fast_runner(prepared, kernel, dtype, ufunc, natural):
-    """``run(inputs, out)`` of a small op made ready (``out`` checked).  ``natural``:
-    the ufunc's own result type is ONNX's, so the ufunc may allocate."""
-    shape, native, arrays, quiet = prepared.plan.shape, prepared.native, prepared.arrays, _fast.quiet
-
-    def run(inputs, out):
-        xs = inputs if native else arrays(inputs)
-        if out is not None:
-            check_out(out, shape, dtype)
-        elif natural:
-            return quiet(ufunc, *xs)
-        else:
-            out = np.empty(shape, dtype)
-        if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
-            quiet(ufunc, *xs, out=out)
-        elif overlaps(out, inputs):  # a kernel of several steps would read what it has overwritten
-            result = np.empty(shape, dtype)
-            kernel([np.broadcast_to(x, shape) for x in xs], result)
-            np.copyto(out, result)
-        else:
-            kernel([np.broadcast_to(x, shape) for x in xs], out)
-        return out
-
-    run.natural_ufunc = ufunc if natural else None
-    run.native = native
-    return run
-
-
-_FAST = PlanCache()  # (op, dtype, shape, dtype, shape...) -> runner, or False
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape...) -> runner, or MISS
 _FAST_GET = _FAST.get
 _quiet_exit = _fast.quiet_exit
 _QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
 _ndarray = np.ndarray
 # two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
 # whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
-_NATURAL = PlanCache()
+_NATURAL = _fast.cache()
 _NATURAL_GET = _NATURAL.get
 
 
@@ -811,56 +615,41 @@ def _fast_run(op, inputs, out):
     """Run a call without attributes or opset through its runner; :data:`bcast.run._fast.MISS`
     when it has none (then the full path runs, and raises what is wrong)."""
     fast = _fast_prepare(op, inputs)
-    return fast(inputs, out) if fast else _fast.MISS
-
-
-def _fast_key(op, inputs) -> tuple | None:
-    if len(inputs) == 2:
-        a, b = inputs
-        if type(a) is np.ndarray and type(b) is np.ndarray:
-            return op, a.dtype, a.shape, b.dtype, b.shape
-        return None
-    key = [op]
-    for x in inputs:
-        if type(x) is not np.ndarray:
-            return None
-        key += (x.dtype, x.shape)
-    return tuple(key)
+    return _fast.MISS if fast is _fast.MISS else fast(inputs, out)
 
 
 def _fast_prepare(op, inputs):
-    """The runner (:func:`_fast_runner`) of a call without attributes or opset, or False (then
-    the full path runs, and raises what is wrong); remembered for its key."""
-    key = _fast_key(op, inputs)
+    """The runner (:func:`bcast.run._fast.runner`) of a call without attributes or opset, or MISS
+    (then the full path runs, and raises what is wrong); remembered for its key."""
+    key = _fast.key(op, inputs)
     if key is None or type(op) is not str:
-        return False
+        return _fast.MISS
     fast = _FAST_GET(key)
     if fast is not None:
         return fast
     try:
-        fast = _fast_build(op, inputs)
+        fast = _fast_build(op, inputs, key)
     except (InputError, ValueError):  # BroadcastError is a ValueError
-        fast = False
+        fast = _fast.MISS
     _FAST.put(key, fast)
-    if fast and len(inputs) == 2 and fast.natural_ufunc is not None and fast.native:
-        _NATURAL.put(key, fast.natural_ufunc)
     return fast
 
 
-def _fast_build(op, inputs):
+def _fast_build(op, inputs, key):
     o = _get(op)
     version = o.version(None)
     if o.runner is not None or o.shape_input is not None or o.kernel is None:
-        return False
+        return _fast.MISS
     checked = _check_attrs(o, version, {})
     _check_arity(o, version, len(inputs))
     dtype = _check_types(o, version, list(inputs), checked)
     prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
     if not prepared.small or prepared.reshapes is None:
-        return False
-    f = o.kernel.args[0] if isinstance(o.kernel, partial) and o.kernel.func is _ufunc else None
+        return _fast.MISS
+    f = natural_ufunc(o.kernel)
     # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
     natural = f is not None and prepared.plan.shape != () \
         and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
-    kernel_attrs = {a.name: checked[a.name] for a in o.attrs}
-    return _fast_runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural)
+    if natural and prepared.native and len(inputs) == 2:
+        _NATURAL.put(key, f)
+    return _fast.runner(prepared, partial(o.kernel, **_kernel_attrs(o, checked)), dtype, f, natural)

@@ -60,7 +60,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -68,9 +69,9 @@ from ...run import _fast, execute
 from ...core._format import brief, format_shape
 from ...core.errors import InputError
 from ...core.plan import Plan
-from ...run.parallel import elementwise
+from ...core.validate import flag
 from ...rules import infer
-from ...rules._cache import PlanCache
+from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
 
 __all__ = ["AUTO_BROADCAST", "BROADCAST_MODES", "ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops",
            "plan", "run"]
@@ -113,13 +114,12 @@ def _quiet(func: Callable) -> Callable:
 
 
 def _ufunc(ufunc) -> Callable:
-    """A numpy ufunc as it is: same-type inputs give the same type (or bool)."""
+    """A numpy ufunc as it is: same-type inputs give the same type (or bool).  Marked as that
+    ufunc: bcast.run.parallel may run it as a compiled loop, the small-op fast path calls it on
+    the arrays as they are."""
 
     def factory(name, attrs):
-        kernel = elementwise(_quiet(ufunc))
-        kernel._bcast_ufunc = (ufunc, False)  # bcast.run.parallel may run it as a compiled loop
-        kernel.natural = ufunc  # the small-op fast path calls it on the arrays as they are
-        return kernel
+        return ufunc_kernel(ufunc)
 
     return factory
 
@@ -225,16 +225,12 @@ def _mod(name, attrs):
     return mod
 
 
-def _pick(take_y: Callable) -> Callable:
-    """std::max / std::min: y where ``take_y(x, y)``, else x."""
+def _pick(std: Callable) -> Callable:
+    """Maximum, Minimum: ``std::max`` / ``std::min`` (:func:`bcast.run.kernel.std_max`)."""
 
     def factory(name, attrs):
-        @_quiet
         def pick(x, y, out=None):
-            buf = _buffer(out, (x, y), x.dtype)
-            np.copyto(buf, x)
-            np.copyto(buf, y, where=take_y(x, y))
-            return _deliver(buf, out)
+            return std(x, y, out)
 
         return elementwise(pick)
 
@@ -308,8 +304,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
     _eltwise("Multiply", "numeric", _ufunc(np.multiply)),
     _eltwise("Divide", "numeric", _divide, attrs=(("python_division", True),)),
     _eltwise("Power", "numeric", _power),
-    _eltwise("Maximum", "numeric", _pick(np.less)),  # std::max(x, y): y if x < y
-    _eltwise("Minimum", "numeric", _pick(lambda x, y: np.less(y, x))),  # std::min(x, y): y if y < x
+    _eltwise("Maximum", "numeric", _pick(std_max)),  # std::max(x, y): y if x < y
+    _eltwise("Minimum", "numeric", _pick(std_min)),  # std::min(x, y): y if y < x
     _eltwise("SquaredDifference", "numeric", _squared_difference),
     _eltwise("FloorMod", "numeric", _floor_mod),
     _eltwise("Mod", "numeric", _mod),
@@ -410,9 +406,8 @@ def _op_attrs(spec: Op, attrs: dict) -> dict:
                          "auto_broadcast, axis and out= are keywords of run)")
     out = {k: (known[k] if attrs.get(k) is None else attrs[k]) for k in known}
     for k in ("python_division", "materialize"):
-        if k in out and not (isinstance(out[k], (bool, np.bool_)) or isinstance(out[k], (int, np.integer))
-                             and out[k] in (0, 1)):
-            raise InputError(f"openvino {spec.name}: attribute {k} must be True or False, got {brief(out[k])}")
+        if k in out:
+            flag(out[k], f"openvino {spec.name}: attribute {k}", spelled="True or False")
     return out
 
 
@@ -497,7 +492,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
             try:
                 fast = _FAST_GET((op, a.dtype, a.shape, b.dtype, b.shape))
             except TypeError:  # an unhashable op: the full path says what is wrong
-                fast = False
+                fast = _MISS
             if fast is None:
                 fast = _fast_build(op, a, b)
             if type(fast) is _UFUNC:  # numpy broadcasts as OpenVINO does: the ufunc as it is
@@ -506,7 +501,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                     return fast(a, b)
                 finally:
                     _quiet_exit(token)
-            if fast:
+            if fast is not _MISS:
                 return fast(a, b)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
@@ -520,19 +515,20 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 # attributes is checked once per (op, dtypes, shapes): its runner is kept.
 
 
-_FAST = PlanCache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or False (the full path runs)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or MISS (the full path runs)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
-_QUIET_SET, _QUIET, _quiet_exit = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
+_QUIET_SET, _QUIET, _quiet_exit, _MISS = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, _fast.MISS
 _UFUNC, _ndarray = np.ufunc, np.ndarray
 
 
 def _fast_build(op, a, b):
-    """The runner of a small call (remembered), or False (remembered too); the full path raises."""
+    """The runner of a small call (remembered), or MISS (remembered too); the full path raises."""
+    runner: Any
     try:
         spec = _lookup(op)
         if spec.kind != "eltwise":
-            runner = False
+            runner = _MISS
         else:
             rule, _ = _auto_broadcast(spec, "numpy", -1)
             dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
@@ -540,15 +536,15 @@ def _fast_build(op, a, b):
             kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
             runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
     except (InputError, ValueError):  # BroadcastError is a ValueError
-        runner = False
+        runner = _MISS
     _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 
 
 def _fast_runner(prepared, kernel, dtype):
     if not prepared.small:
-        return False
-    ufunc = getattr(kernel, "natural", None)
+        return _MISS
+    ufunc = natural_ufunc(kernel)
     # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
     if prepared.native and ufunc is not None and prepared.plan.shape != ():
         return ufunc
@@ -559,6 +555,7 @@ def _fast_runner(prepared, kernel, dtype):
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
     plan = infer(*(a.shape for a in arrays), rule=rule, names=_NAMES[spec.kind][:len(arrays)], **rule_attrs)
     out_dtype = np.dtype(bool) if spec.boolean_output else dtype
+    assert spec.kernel is not None  # Broadcast, the one op without a kernel, runs no plan here
     return execute.run_plan(plan, spec.kernel(spec.name, attrs), arrays, out=out, dtype=out_dtype)
 
 

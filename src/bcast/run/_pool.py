@@ -1,0 +1,214 @@
+"""The thread pool that runs the tasks of one large op: :func:`run_tasks`.
+
+One executor, shared by every call, with scratch that belongs to one call's
+worker (never to a thread), safe around what a program does: a call from inside
+a task runs inline; a forked child starts with no pool; a larger pool replaces
+the old one for later calls while calls mid-op keep theirs; Ctrl-C stops the
+workers before it is raised.  :mod:`bcast.run.parallel` decides what is split
+and how; :mod:`bcast.run._kernels` runs its compiled loops here too.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+
+from . import _blocked
+
+__all__ = ["CHUNKS_PER_THREAD", "in_task", "run_tasks"]
+
+#: Chunks per thread: more than one evens out threads slowed by other processes.
+CHUNKS_PER_THREAD = 4
+
+# --------------------------------------------------------------------------- the pool
+#
+# One executor, shared by every call.  Each call counts itself in as a user of the executor it
+# submits to; a larger one (set_threads, BCAST_THREADS) replaces it for later calls, and the old
+# one is shut down by its last user (a call mid-op keeps the executor it started with).  After
+# os.fork() the child starts with no pool (its copy of the parent's would wait on threads that
+# do not exist in the child) and fresh locks.
+
+
+class _Pool:
+    __slots__ = ("executor", "size", "users", "retired")
+
+    def __init__(self, size: int) -> None:
+        self.executor = ThreadPoolExecutor(size, thread_name_prefix="bcast")
+        self.size, self.users, self.retired = size, 0, False
+
+
+_pool: _Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def _acquire(n: int) -> _Pool:
+    """The pool, with at least ``n`` threads, counted as used by one more call."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool.size < n:
+            old, _pool = _pool, _Pool(n)
+            if old is not None:
+                old.retired = True
+                if old.users == 0:
+                    old.executor.shutdown(wait=False)
+        _pool.users += 1
+        return _pool
+
+
+def _retire(pool: _Pool) -> None:
+    """Later calls get a new pool; ``pool`` is shut down by its last user."""
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+        pool.retired = True
+
+
+def _release(pool: _Pool) -> None:
+    with _pool_lock:
+        pool.users -= 1
+        if pool.retired and pool.users == 0:
+            pool.executor.shutdown(wait=False)
+
+
+# Scratch belongs to one call: a worker of a call takes one from this free list and gives it back
+# when the call's tasks are done, so a bcast call made from inside a task (a kernel that calls
+# bcast, numpy's errstate(call=...) callback) never shares the scratch its caller is using.
+_scratch_free: list = []
+_scratch_lock = threading.Lock()
+#: Scratch buffers kept for reuse at most (the rest are dropped when given back).
+MAX_SCRATCH = 64
+
+
+def _take_scratch() -> _blocked.Scratch:
+    with _scratch_lock:
+        if _scratch_free:
+            return _scratch_free.pop()
+    return _blocked.Scratch()
+
+
+def _give_scratch(scratch: _blocked.Scratch) -> None:
+    with _scratch_lock:
+        if len(_scratch_free) < MAX_SCRATCH:
+            _scratch_free.append(scratch)
+
+
+_local = threading.local()  # .depth: how many bcast tasks this thread is running (nested calls: > 1)
+
+
+def _after_fork() -> None:  # in the child: no threads of the parent's pool exist here
+    global _pool, _pool_lock, _scratch_lock
+    _pool, _pool_lock, _scratch_lock = None, threading.Lock(), threading.Lock()
+    _scratch_free.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def in_task() -> bool:
+    """Whether this thread is running a task of a bcast call (a call from inside it runs inline)."""
+    return getattr(_local, "depth", 0) > 0
+
+
+def run_tasks(n: int, total: int, run: Callable) -> None:
+    """``run(i, scratch)`` for every task ``0 <= i < total``, by ``n`` threads taking tasks in
+    turn (``scratch``: a :class:`bcast.run._blocked.Scratch` that the running worker holds for this
+    call alone); ``n = 1``, one task, or a call from inside a task: all in this thread.
+
+    The first exception of any task is raised once every worker has stopped; an exception in
+    this thread (KeyboardInterrupt included) stops the workers taking tasks and is raised once
+    they have stopped: nothing of this call runs after it returns or raises.  When the pool
+    cannot take work (interpreter shutdown, an ``atexit`` handler) this thread runs every task."""
+    stop: list[bool] = []  # not empty: take no more tasks
+    running = [0]  # this call's pool workers running now (counted before they look at stop; not the
+    ended = threading.Condition()  # calling thread's: Ctrl-C could land between its count and its try)
+
+    def pooled():
+        with ended:
+            running[0] += 1
+        try:
+            worker()
+        finally:
+            with ended:
+                running[0] -= 1
+                ended.notify_all()
+
+    def worker():
+        _local.depth = getattr(_local, "depth", 0) + 1
+        scratch = _take_scratch()
+        try:
+            while not stop:
+                i = next(counter)  # next() of a count is atomic: threads take tasks in turn
+                if i >= total:
+                    return
+                run(i, scratch)
+        except BaseException:
+            stop.append(True)
+            raise
+        finally:
+            _give_scratch(scratch)
+            _local.depth -= 1
+
+    counter = itertools.count()
+    if n == 1 or total == 1 or in_task():
+        worker()
+        return
+    pool = _acquire(n - 1)
+    futures: list = []
+    mine = None
+    try:
+        try:
+            for _ in range(n - 1):
+                futures.append(pool.executor.submit(contextvars.copy_context().run, pooled))
+        except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
+            pass
+        except BaseException:  # Ctrl-C inside submit, maybe in Thread.start(): CPython's executor registers a
+            _retire(pool)  # thread after starting it, and at exit nothing would wake one it never registered
+            raise  # (the interpreter joins it for ever); a pool shut down wakes every thread of its queue
+        worker()  # this thread takes tasks too: work starts before a pool thread has woken up (~0.1 ms here)
+    except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
+        stop.append(True)
+        mine = e
+    try:
+        first = _wait(futures)  # nothing of this call may write after the caller sees its end
+        if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
+            _wait_ended(ended, running)  # the call has no future of runs, or sees stop and runs nothing
+    finally:
+        _release(pool)
+    if mine is not None:
+        raise mine
+    if first is not None:
+        raise first
+
+
+def _wait_ended(ended: threading.Condition, running: list) -> None:
+    """Until no worker of the call runs (a worker counts itself in before it looks at ``stop``);
+    a KeyboardInterrupt meanwhile waits too (the caller raises its own)."""
+    while True:
+        try:
+            with ended:
+                while running[0]:
+                    ended.wait()
+            return
+        except BaseException:  # noqa: BLE001 - Ctrl-C again: keep waiting
+            pass
+
+
+def _wait(futures: list) -> BaseException | None:
+    """Wait for every future; the first exception of one (or a KeyboardInterrupt that arrived while
+    waiting: it is raised once all have ended, not while a worker may still write)."""
+    first = None
+    for f in futures:
+        while True:
+            try:
+                e = f.exception()
+                break
+            except BaseException as interrupt:  # Ctrl-C while waiting: keep waiting, raise it after
+                first = first or interrupt
+        first = first or e
+    return first
