@@ -1,14 +1,14 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))  # tests import their data tables (openvino_shapes, ...)
+sys.path.insert(0, os.path.dirname(__file__))  # tests at any depth import the helpers of tests/support/
 
 
 def pytest_terminal_summary(terminalreporter):
     """The fuzz suite's figures: cases run and the longest single case, per target."""
     import json
 
-    harness = sys.modules.get("fuzz_harness")
+    harness = sys.modules.get("support.fuzz_harness")
     if harness is None or not harness.REPORT:
         return
     rows = sorted(harness.REPORT.items())
