@@ -24,6 +24,7 @@ import pytest
 import bcast
 from bcast import BroadcastError
 from bcast.frameworks.deviations import applicable
+from support.arrays import through_plan
 
 ncnn = pytest.importorskip("ncnn")
 from bcast.frameworks.ncnn import oracle as oracle  # noqa: E402
@@ -110,11 +111,6 @@ def run_binaryop(a: np.ndarray, b: np.ndarray, op: int):
     if ret != 0:
         return ret, None, None
     return ret, np.array(mat).copy(), oracle.ncnn_dims(mat)
-
-
-def through_plan(plan, *arrays):
-    """Each input broadcast to the output exactly as the plan says."""
-    return [np.broadcast_to(x.reshape(plan.aligned_shape(i)), plan.shape) for i, x in enumerate(arrays)]
 
 
 def _operands(op: int, sa, sb, rng):

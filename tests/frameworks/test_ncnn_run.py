@@ -26,13 +26,13 @@ from bcast import BroadcastError, InputError
 from bcast.run.execute import MemoryBudgetError, memory_budget_set
 from bcast.frameworks.ncnn.ops import OPS, op, ops, run
 from bcast.rules.ncnn import garbage_shape
+from support.shapes import ncnn_shape, ncnn_shape_pairs
 
 pytest.importorskip("ncnn")
 from bcast.frameworks.ncnn import oracle as oracle  # noqa: E402
 from bcast.frameworks.ncnn.proofs_wheel import departure_documented, same_bits, same_bits_mask, wheel_departs  # noqa: E402
 
 SEED = 20261122
-SIZE_SETS = ((1, 2, 3), (1, 2, 4, 5, 8))
 #: ncnn's enum BinaryOp::OperationType (src/layer/binaryop.h), in order.
 NCNN_ENUM = ("ADD", "SUB", "MUL", "DIV", "MAX", "MIN", "POW", "RSUB", "RDIV", "RPOW", "ATAN2", "RATAN2",
              "FMOD", "RFMOD", "LOGADDEXP", "FLOOR_DIVIDE", "RFLOOR_DIVIDE", "REMAINDER", "RREMAINDER")
@@ -46,33 +46,6 @@ DIFFERED = {name: 0 for name in NCNN_ENUM}  # ... and where the wheel did depart
 
 
 # --- cases ----------------------------------------------------------------------
-
-
-def random_shape(rng) -> tuple:
-    sizes = SIZE_SETS[rng.integers(len(SIZE_SETS))]
-    return tuple(int(d) for d in rng.choice(sizes, size=rng.integers(1, 5)))
-
-
-def related_shape(rng, a: tuple) -> tuple:
-    """A shape likely to pair with ``a``: a leading run, a 1-D first/last dim, or ``a`` with 1s."""
-    kind = rng.integers(6)  # 3 of 6: an unrelated shape
-    if kind == 0:
-        return a[: rng.integers(1, len(a) + 1)]
-    if kind == 1:
-        return (a[0],) if rng.integers(2) else (a[-1],)
-    if kind == 2:
-        return tuple(1 if rng.integers(2) else d for d in a)
-    return random_shape(rng)
-
-
-def shape_pairs(rng, n: int):
-    """``n`` pairs, roughly half of them valid under ncnn's rules; either side may be the lower rank."""
-    pairs = []
-    for _ in range(n):
-        a = random_shape(rng)
-        b = related_shape(rng, a)
-        pairs.append((a, b) if rng.integers(2) else (b, a))
-    return pairs
 
 
 def _try(a_shape, b_shape):
@@ -184,7 +157,7 @@ def test_random_pairs_against_ncnn():
     rng = np.random.default_rng(SEED)
     refused = 0
     for name in NCNN_ENUM:
-        for a_shape, b_shape in shape_pairs(rng, 70):
+        for a_shape, b_shape in ncnn_shape_pairs(rng, 70):
             x, y = operands(name, a_shape, b_shape, rng)
             res = _try(a_shape, b_shape)
             if isinstance(res, BroadcastError):
@@ -214,7 +187,7 @@ def test_with_scalar_against_ncnn():
     for name in NCNN_ENUM:
         base, divisor = _roles(name)
         for k in range(12):
-            shape = random_shape(rng) if k < 10 else (5, 7, 33)
+            shape = ncnn_shape(rng) if k < 10 else (5, 7, 33)
             x = _values(rng, shape, name, "x")
             s = np.float32(_values(rng, (1,), name, "y")[0])
             if k == 0 and divisor != "y" and base != "y":
@@ -259,7 +232,7 @@ def test_refused_pairs_compute_garbage_in_ncnn():
     """A sample of pairs bcast refuses, in a child process: ncnn returns 0 and
     an output of exactly the shape bcast's error names (deviation ncnn-garbage)."""
     rng = np.random.default_rng(SEED + 3)
-    refused = [(a, b) for a, b in shape_pairs(rng, 300) if isinstance(_try(a, b), BroadcastError)][:60]
+    refused = [(a, b) for a, b in ncnn_shape_pairs(rng, 300) if isinstance(_try(a, b), BroadcastError)][:60]
     cases = []
     for i, (a_shape, b_shape) in enumerate(refused):
         name = NCNN_ENUM[i % len(NCNN_ENUM)]

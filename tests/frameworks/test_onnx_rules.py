@@ -24,6 +24,8 @@ import pytest
 import bcast
 from bcast import BroadcastError
 from bcast.frameworks.deviations import applicable
+from support.arrays import through_plan
+from support.shapes import random_shapes
 
 onnx = pytest.importorskip("onnx")
 
@@ -59,11 +61,6 @@ def infer(*shapes, rule="numpy", **attrs):
 
 def refused(res) -> bool:
     return isinstance(res, BroadcastError)
-
-
-def through_plan(plan, *arrays):
-    """Each input broadcast to the output exactly as the plan says."""
-    return [np.broadcast_to(np.asarray(x).reshape(plan.aligned_shape(i)), plan.shape) for i, x in enumerate(arrays)]
 
 
 def make_model(op, inputs, *, attrs=None, initializers=None, opset=OPSET):
@@ -111,30 +108,6 @@ def ort_run_op(op, arrays):
 def reference_run(model, feeds):
     """The ReferenceEvaluator's output 0, or its refusal."""
     return _first_output_or_refusal(ref_oracle.run_model, model, feeds)
-
-
-def random_shapes(rng, n, *, max_rank=4, sizes=(0, 1, 2, 3, 4), p=(0.06, 0.24, 0.25, 0.25, 0.2), perturb=0.07):
-    """``n`` shapes that mostly broadcast, sometimes not: suffixes of one base
-    shape with dims turned to 1 or perturbed; one draw in six is independent."""
-    def draw(rank):
-        return [int(x) for x in rng.choice(sizes, size=rank, p=p)]
-
-    if rng.random() < 1 / 6:
-        return [tuple(draw(int(rng.integers(0, max_rank + 1)))) for _ in range(n)]
-    base_rank = int(rng.integers(0, max_rank + 1))
-    base = draw(base_rank)
-    out = []
-    for _ in range(n):
-        r = base_rank if rng.random() < 0.4 else int(rng.integers(0, base_rank + 1))
-        s = base[base_rank - r:]
-        for k in range(r):
-            u = rng.random()
-            if u < 0.3:
-                s[k] = 1
-            elif u < 0.3 + perturb:  # a different size: a conflict unless the other side is 1
-                s[k] = int(rng.choice([v for v in sizes if v not in (1, s[k])]))
-        out.append(tuple(s))
-    return out
 
 
 def data(rng, shape, dtype=np.float32):

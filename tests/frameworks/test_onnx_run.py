@@ -14,6 +14,7 @@ and the ReferenceEvaluator.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import numpy as np
@@ -23,6 +24,7 @@ import bcast.frameworks.onnx.ops as bo
 from bcast import BroadcastError, InputError
 from bcast.frameworks.deviations import findings_for
 from bcast.run.execute import MemoryBudgetError
+from support.shapes import random_shapes as shared_random_shapes
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -186,31 +188,8 @@ def _draw(rng, shape, dt, kind):
     return rng.integers(lo, hi + 1, size=shape, dtype=np.uint64 if dt == np.uint64 else np.int64)
 
 
-def random_shapes(rng, n, *, max_rank=4):
-    """``n`` shapes that mostly broadcast: suffixes of one base shape with dims
-    turned to 1 or to another size (a conflict unless the other side is 1);
-    one draw in six is independent."""
-    sizes, p = (0, 1, 2, 3, 4), (0.05, 0.25, 0.25, 0.25, 0.2)
-
-    def draw(rank):
-        return [int(x) for x in rng.choice(sizes, size=rank, p=p)]
-
-    if rng.random() < 1 / 6:
-        return [tuple(draw(int(rng.integers(0, max_rank + 1)))) for _ in range(n)]
-    rank = int(rng.integers(0, max_rank + 1))
-    base = draw(rank)
-    out = []
-    for _ in range(n):
-        r = rank if rng.random() < 0.5 else int(rng.integers(0, rank + 1))
-        s = base[rank - r:]
-        for k in range(r):
-            u = rng.random()
-            if u < 0.3:
-                s[k] = 1
-            elif u < 0.4:
-                s[k] = int(rng.choice([v for v in sizes if v not in (1, s[k])]))
-        out.append(tuple(s))
-    return out
+# this module's cases: fewer 0-size dims, whole base shapes more often, more conflicts
+random_shapes = functools.partial(shared_random_shapes, p=(0.05, 0.25, 0.25, 0.25, 0.2), keep_rank=0.5, perturb=0.1)
 
 
 # --- the differential engine ------------------------------------------------------------

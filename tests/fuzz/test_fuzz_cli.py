@@ -20,9 +20,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bcast.cli import build_parser, main
+from bcast.cli import build_parser
 from bcast.rules import RULES
 from bcast.core.shapes import parse_shape
+from support.cli import run_cli
 from support.fuzz_harness import fuzz
 from support.fuzz_inputs import dim_tokens, shape_texts
 
@@ -84,17 +85,6 @@ def grammar_argv(draw) -> list:
     return argv
 
 
-def run_cli(argv: list) -> tuple:
-    """``main(argv)`` in-process: (exit status, stdout, stderr); argparse's help and version go to sys.stdout."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv, out=out)
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
 def _json_mode(argv: list) -> bool:
     """Whether argparse reads ``--json`` in argv (it also takes an abbreviation such as ``--js``)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -127,7 +117,7 @@ def check_json(command: str, code: int, data) -> None:
 def check_cli(argv: list) -> None:
     if argv and argv[0] in FILE_COMMANDS:
         return
-    code, out, err = run_cli(argv)
+    code, out, err = run_cli(*argv)
     assert code in (0, 1, 2), (code, err)
     assert "Traceback" not in err and "Traceback" not in out
     if code == 2:

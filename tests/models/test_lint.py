@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pytest
 
+from support.cli import cli
 from support.onnx_models import LIGHT, light, model, onnx
 
 import bcast
@@ -282,29 +283,20 @@ def test_external_data_that_escapes_is_refused(tmp_path, location, match):
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
 
 
-def _cli(*argv):
-    import io
-
-    from bcast.cli import main
-
-    out = io.StringIO()
-    return main(list(argv), out=out), out.getvalue()
-
-
 def test_cli_lint_exit_status_and_blocks():
     path = os.path.join(EXAMPLES, "scale_prelu.onnx")
-    assert _cli("lint", path)[0] == 0
-    code, text = _cli("lint", path, "--target", "onnx2ncnn")
+    assert cli("lint", path)[0] == 0
+    code, text = cli("lint", path, "--target", "onnx2ncnn")
     assert code == 1 and "checked 2 broadcasting nodes of 2: 2 findings" in text  # the Mul, and PRelu per channel
     assert "\nscale: Mul-17(x (1,5,4,5), w (4,5)) -> scaled (1,5,4,5)\n  unsupported (onnx2ncnn, ncnn): " in text
-    code, text = _cli("lint", path, "--target", "ncnn")  # pnnx inserts the reshape for Mul; PRelu's slope is not
+    code, text = cli("lint", path, "--target", "ncnn")  # pnnx inserts the reshape for Mul; PRelu's slope is not
     assert code == 1 and "\nact: PRelu-17(scaled (1,5,4,5), slope (5,)) -> y (1,5,4,5)\n  differs (ncnn, ncnn): " in text
 
 
 def test_cli_lint_json():
     import json
 
-    code, text = _cli("lint", os.path.join(EXAMPLES, "scale_prelu.onnx"), "--target", "openvino", "--json")
+    code, text = cli("lint", os.path.join(EXAMPLES, "scale_prelu.onnx"), "--target", "openvino", "--json")
     d = json.loads(text)
     assert code == 1 and d["ok"] is False and (d["target"], d["opset"], d["nodes"], d["checked"]) == ("openvino", 17, 2, 2)
     (f,) = d["findings"]
@@ -315,10 +307,10 @@ def test_cli_lint_json():
 def test_cli_bad_model_is_one_line_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\xff" * 10)
-    assert _cli("lint", str(bad))[0] == 2
+    assert cli("lint", str(bad))[0] == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bcast lint: error: ")
-    assert _cli("rewrite", str(bad), "--target", "ncnn", "-o", str(tmp_path / "o.onnx"))[0] == 2
+    assert cli("rewrite", str(bad), "--target", "ncnn", "-o", str(tmp_path / "o.onnx"))[0] == 2
     assert sorted(os.listdir(tmp_path)) == ["bad.onnx"]
 
 
@@ -326,12 +318,12 @@ def test_cli_rewrite_json_then_clean(tmp_path):
     import json
 
     out = tmp_path / "up.onnx"
-    code, text = _cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out),
+    code, text = cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out),
                       "--json")
     d = json.loads(text)
     assert code == 0 and d["written"] and d["out"] == str(out) and d["findings"] == [] and len(d["changes"]) == 3
-    assert _cli("lint", str(out))[0] == 0
-    assert _cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out))[0] == 2
+    assert cli("lint", str(out))[0] == 0
+    assert cli("rewrite", os.path.join(EXAMPLES, "legacy_add.onnx"), "--target", "onnx", "-o", str(out))[0] == 2
 
 
 def test_cli_targets_are_the_modules():

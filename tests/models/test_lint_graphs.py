@@ -9,7 +9,8 @@ import os
 import numpy as np
 import pytest
 
-from support.onnx_models import branch as _branch, onnx, readme_if, run_ort, vi as _vi
+from support.cli import cli
+from support.onnx_models import onnx, readme_if, run_ort, vi as _vi
 from onnx import TensorProto as T, helper, numpy_helper
 
 from bcast.core.errors import InputError
@@ -97,13 +98,12 @@ def test_function_calls_that_expand_past_the_node_limit_are_refused(monkeypatch)
 
 
 def test_cli_prints_the_path_in_text_and_json(tmp_path):
-    from test_lint import _cli
 
     path = tmp_path / "if.onnx"
     onnx.save(readme_if(), str(path))
-    code, text = _cli("lint", str(path), "--target", "onnx2ncnn")
+    code, text = cli("lint", str(path), "--target", "onnx2ncnn")
     assert code == 1 and "\nIf_0/then_branch/Mul_3: Mul-17(" in text
-    code, text = _cli("lint", str(path), "--target", "onnx2ncnn", "--json")
+    code, text = cli("lint", str(path), "--target", "onnx2ncnn", "--json")
     d = json.loads(text)
     assert [(f["node"], f["path"]) for f in d["findings"]] == [("If_0/then_branch/Mul_3",
                                                                 ["If_0", "then_branch", "Mul_3"])]

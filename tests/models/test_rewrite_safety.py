@@ -4,8 +4,6 @@ interrupted (an exception, Ctrl-C, SIGTERM to the process mid-write)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import signal
 import subprocess
@@ -15,27 +13,20 @@ import textwrap
 
 import pytest
 
+from support.cli import run_cli
 from support.onnx_models import model, saved  # noqa: F401 - saved: a fixture
 
 onnx = pytest.importorskip("onnx")
 
 import bcast  # noqa: E402
 from bcast.models import onnx_model as models  # noqa: E402
-from bcast.cli import main  # noqa: E402
 from bcast.core.errors import InputError  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
 
 
-def _cli(*argv):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = main(list(argv), out=io.StringIO())
-    return code, err.getvalue()
-
-
 def _one_line_exit_2(*argv) -> str:
-    code, err = _cli(*argv)
+    code, _, err = run_cli(*argv)
     assert code == 2 and err.count("\n") == 1 and err.startswith("bcast rewrite: error: "), (code, err)
     return err
 
@@ -57,7 +48,7 @@ def test_existing_file_only_with_force_and_never_through_a_symlink(saved, tmp_pa
     assert other.read_bytes() == b"keep"
     link = tmp_path / "link.onnx"
     link.symlink_to(other)
-    assert _cli("rewrite", str(saved), "--target", "ncnn", "-o", str(link), "--force")[0] == 0
+    assert run_cli("rewrite", str(saved), "--target", "ncnn", "-o", str(link), "--force")[0] == 0
     assert other.read_bytes() == b"keep" and not link.is_symlink()  # the link is replaced, not its target
     assert bcast.lint(str(link), "ncnn") == []
 
@@ -124,7 +115,7 @@ def test_keyboard_interrupt_during_the_write(saved, tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         bcast.rewrite(str(saved), "ncnn", str(tmp_path / "out.onnx"))
     assert sorted(os.listdir(tmp_path)) == ["m.onnx"]
-    assert _cli("rewrite", str(saved), "--target", "ncnn", "-o", str(tmp_path / "out.onnx"))[0] == 130
+    assert run_cli("rewrite", str(saved), "--target", "ncnn", "-o", str(tmp_path / "out.onnx"))[0] == 130
     assert sorted(os.listdir(tmp_path)) == ["m.onnx"]
 
 
@@ -160,7 +151,7 @@ def test_signal_mid_write_leaves_nothing(saved, tmp_path, sig):
 
 def test_sigterm_handler_is_restored():
     before = signal.getsignal(signal.SIGTERM)
-    _cli("rules")
+    run_cli("rules")
     assert signal.getsignal(signal.SIGTERM) is before
 
 
@@ -168,7 +159,7 @@ def test_a_long_legal_output_name(saved, tmp_path):
     # 249 characters is a legal name (255 bytes is the limit): the temp file beside it must not be longer
     out = tmp_path / ("o" * 244 + ".onnx")
     assert len(out.name) == 249
-    assert _cli("rewrite", str(saved), "--target", "ncnn", "-o", str(out))[0] == 0
+    assert run_cli("rewrite", str(saved), "--target", "ncnn", "-o", str(out))[0] == 0
     assert bcast.lint(str(out), "ncnn") == [] and sorted(os.listdir(tmp_path)) == sorted(["m.onnx", out.name])
 
 

@@ -11,7 +11,6 @@ errors; the CLI has its own tests at the end.
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
@@ -20,7 +19,8 @@ import pytest
 import bcast
 from bcast import BroadcastError, InputError, infer
 from bcast.cli import main
-from bcast.translation.search import OPS, TARGETS, TranslationError, model, run_many, translate
+from support.cli import cli
+from bcast.translation.search import OPS, TranslationError, model, run_many, translate
 
 CASES_PER_RULE = 48
 BINARY_OPS = ("Add", "Sub", "Mul", "Div", "Max", "Min")
@@ -366,24 +366,18 @@ def test_translation_error_pickles():
 # --------------------------------------------------------------------------- CLI and JSON
 
 
-def _cli(*argv):
-    out = io.StringIO()
-    code = main(["translate", *argv], out=out)
-    return code, out.getvalue()
-
-
 def test_cli_prints_the_recipe():
-    code, text = _cli("2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "numpy")
+    code, text = cli("translate", "2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "numpy")
     assert (code, text) == (0, "np.add(a, b.reshape(3, 4, 1))\n")
-    code, text = _cli("[2,3,4]", "[3,4]", "--rule", "ncnn", "--ncnn-order", "--to", "numpy", "--op", "Mul")
+    code, text = cli("translate", "[2,3,4]", "[3,4]", "--rule", "ncnn", "--ncnn-order", "--to", "numpy", "--op", "Mul")
     assert (code, text) == (0, "np.multiply(a, b.reshape(4, 3, 1))\n")  # recipes are in numpy order
 
 
 def test_cli_errors():
-    assert _cli("2,3", "4", "--to", "onnx") == (
+    assert cli("translate", "2,3", "4", "--to", "onnx") == (
         1, "numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; "
            "dims must be equal or one of them 1\n")
-    code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn")
+    code, text = cli("translate", "2,3,4,5,6", "6", "--to", "ncnn")
     assert code == 1 and text.startswith("cannot translate numpy A (2,3,4,5,6), B (6,) to ncnn: the output")
     assert len(text.splitlines()) == 1
 
@@ -397,7 +391,7 @@ def test_cli_usage_errors(capsys):
 
 
 def test_json_of_a_recipe():
-    code, text = _cli("2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "onnx", "--json")
+    code, text = cli("translate", "2,3,4,5", "3,4", "--rule", "paddle", "--axis", "1", "--to", "onnx", "--json")
     d = json.loads(text)
     assert code == 0 and d["ok"] is True and d["error"] is None
     assert (d["target"], d["rule"], d["attrs"], d["op"]) == ("onnx", "paddle", {"axis": 1, "start_axis": 1}, "Add")
@@ -410,18 +404,18 @@ def test_json_of_a_recipe():
 
 
 def test_json_when_there_is_no_recipe():
-    code, text = _cli("2,3,4,5,6", "6", "--to", "ncnn", "--json")
+    code, text = cli("translate", "2,3,4,5,6", "6", "--to", "ncnn", "--json")
     d = json.loads(text)
     assert code == 1 and d["ok"] is False and d["steps"] is None and d["text"] is None
     assert d["shape"] == [2, 3, 4, 5, 6] and d["target"] == "ncnn"
     assert d["error"]["kind"] == "untranslatable" and "rank 1 to 4" in d["error"]["reason"]
-    code, text = _cli("2,3", "4", "--to", "onnx", "--json")
+    code, text = cli("translate", "2,3", "4", "--to", "onnx", "--json")
     d = json.loads(text)
     assert code == 1 and d["ok"] is False and d["shape"] is None and d["error"]["kind"] == "dims"
 
 
 def test_json_lists_the_avoided_deviations():
-    code, text = _cli("2,3", "3,1", "--rule", "pdpd", "--axis", "1", "--to", "openvino", "--json")
+    code, text = cli("translate", "2,3", "3,1", "--rule", "pdpd", "--axis", "1", "--to", "openvino", "--json")
     d = json.loads(text)
     assert [a["id"] for a in d["avoided"]] == ["openvino-pdpd-trailing-ones"]
     assert [s["op"] for s in d["steps"]] == ["Reshape", "Add"]
@@ -454,14 +448,14 @@ def test_recipes_that_avoid_deviations_run_right_on_openvino():
 
 def test_cli_prints_the_condition_the_recipe_rests_on():
     """Was: the recipe alone, exit 0, with nothing saying it holds only if N == M or N == 1 or M == 1."""
-    code, text = _cli("N,3", "M,3", "--to", "ncnn")
+    code, text = cli("translate", "N,3", "M,3", "--to", "ncnn")
     assert code == 0 and text.endswith("out0 0=0\nif N == M or N == 1 or M == 1\n"), text
-    code, text = _cli("N,3", "M,3", "--to", "numpy", "--json")
+    code, text = cli("translate", "N,3", "M,3", "--to", "numpy", "--json")
     d = json.loads(text)
     assert d["constraints"] == ["N == M or N == 1 or M == 1"] and d["text"] == "np.add(a, b)"
-    code, text = _cli("N,3", "5,1", "--to", "onnx", "--json")
+    code, text = cli("translate", "N,3", "5,1", "--to", "onnx", "--json")
     assert json.loads(text)["constraints"] == ["N ∈ {1, 5}"]
-    assert _cli("2,3", "3", "--to", "numpy") == (0, "np.add(a, b)\n")  # static: nothing to add
-    assert json.loads(_cli("2,3", "3", "--to", "numpy", "--json")[1])["constraints"] == []
-    assert json.loads(_cli("2,3", "4", "--to", "numpy", "--json")[1])["constraints"] is None
+    assert cli("translate", "2,3", "3", "--to", "numpy") == (0, "np.add(a, b)\n")  # static: nothing to add
+    assert json.loads(cli("translate", "2,3", "3", "--to", "numpy", "--json")[1])["constraints"] == []
+    assert json.loads(cli("translate", "2,3", "4", "--to", "numpy", "--json")[1])["constraints"] is None
     assert translate("N,3", "M,3", to="onnx").to_dict()["constraints"] == ["N == M or N == 1 or M == 1"]
