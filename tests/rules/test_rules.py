@@ -269,7 +269,8 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("rule, shapes, attrs", BAD, ids=[f"{r} {s!r:.40} {a}" for r, s, a in BAD])
+@pytest.mark.parametrize("rule, shapes, attrs", BAD,
+                         ids=[re.sub(" at 0x[0-9a-f]+", "", f"{r} {s!r:.40} {a}") for r, s, a in BAD])  # stable ids
 def test_bad_input_is_an_input_error(rule, shapes, attrs):
     with pytest.raises(InputError) as info:
         bcast.infer(*shapes, rule=rule, **attrs)
