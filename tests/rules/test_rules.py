@@ -1,6 +1,8 @@
 """Each rule on a table of cases: corner cases from reference/*.md, with the
 error fields checked, not just the exception type."""
 
+import re
+
 import numpy as np
 import pytest
 
