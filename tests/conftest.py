@@ -53,7 +53,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.section("fuzz cases per target")
     for target, (cases, total, longest) in rows:
-        terminalreporter.write_line(f"{target:<40} {cases:>8} cases   longest {longest * 1000:9.1f} ms   total {total:7.2f} s")
+        terminalreporter.write_line(f"{target:<40} {cases:>8} cases   longest {longest * 1000:9.1f} ms   "
+                                    f"total {total:7.2f} s")
     path = os.environ.get("BCAST_FUZZ_REPORT")
     if path:
         report = {t: {"cases": c, "seconds": round(s, 3), "longest_ms": round(m * 1000, 1)} for t, (c, s, m) in rows}

@@ -43,7 +43,8 @@ def test_helpers_live_in_support():
 def test_an_id_that_holds_a_memory_address_is_refused(tmp_path):
     """pytest -n needs the same ids in every worker: an id made from an object's repr is a collection error."""
     shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
-    (tmp_path / "test_x.py").write_text("import pytest\n\nV = object()\n\n\n@pytest.mark.parametrize('v', [V], ids=[repr(V)])\n"
+    (tmp_path / "test_x.py").write_text("import pytest\n\nV = object()\n\n\n"
+                                        "@pytest.mark.parametrize('v', [V], ids=[repr(V)])\n"
                                         "def test_v(v):\n    pass\n")
     r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                         "-p", "no:bcast", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=120)

@@ -21,7 +21,6 @@ shapes (intervals).
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -479,7 +478,7 @@ def test_matches_openvino_select_numpy_three_ways():
 
 def test_the_issue_table_is_what_the_tools_say():
     """Each row of TABLE checked against its tool: symbols and ? against onnx, intervals against OpenVINO."""
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     ov = pytest.importorskip("openvino")
     from onnx import TensorProto, helper, shape_inference
     from openvino.utils.node_factory import NodeFactory

@@ -31,7 +31,7 @@ import random
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -198,7 +198,7 @@ def theirs(cases, device):
     return oracle.run_many(cases[0].op, [(c.inputs, c.kw) for c in cases], device=device)
 
 
-@lru_cache(maxsize=None)
+@cache
 def evaluate_has_kernel(op, dtype) -> bool:
     """Whether ``Model.evaluate`` computes ``op`` for ``dtype`` at all (it lacks many, e.g.
     Multiply int8): tried on two elements of equal shapes."""

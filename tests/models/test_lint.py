@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from support.cli import cli
-from support.onnx_models import LIGHT, light, model, onnx
+from support.onnx_models import LIGHT, light, model
 
 import bcast
 from bcast.core.errors import InputError

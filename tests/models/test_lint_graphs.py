@@ -4,7 +4,6 @@ each finding says where it is by its path.  And lint never crashes on rank-0 / r
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest

@@ -217,7 +217,6 @@ def test_variadic_ops_pnnx_converts_right(op, shapes):
 def _listed(order):
     """A conv model whose graph.input lists the initializers too (IR 3, as onnx's light model zoo does), in
     ``order`` ('x' the real input, 'w'/'b' the initializers)."""
-    from onnx import helper as h
 
     m = model([("Conv", ["x", "w", "b"], ["y"])], {"x": [1, 3, 4, 4]}, ["y"],
               inits={"w": np.ones((2, 3, 1, 1), W), "b": np.ones(2, W)}, ir_version=3, opset=8)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from support.onnx_models import light, model, onnx, randomized, run_ort
+from support.onnx_models import light, model, randomized, run_ort
 from onnx import TensorProto as T, helper, numpy_helper
 
 from bcast.frameworks.deviations import DEVIATIONS

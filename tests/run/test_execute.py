@@ -6,7 +6,6 @@ import threading
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bcast

@@ -195,9 +195,11 @@ def readme_if(nested: bool = False):
     else:
         body = helper.make_graph(
             [if_node, helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep")], "body",
-            [vi("i", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL)], [vi("cond_out", [], TensorProto.BOOL), vi("yb", None)])
+            [vi("i", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL)],
+            [vi("cond_out", [], TensorProto.BOOL), vi("yb", None)])
         nodes = [helper.make_node("Loop", ["n", ""], ["y"], name="Loop_2", body=body)]
-    inputs = [vi("x", [1, 5, 4, 5]), vi("c", [], TensorProto.BOOL)] + ([vi("n", [], TensorProto.INT64)] if nested else [])
+    inputs = [vi("x", [1, 5, 4, 5]), vi("c", [], TensorProto.BOOL)]
+    inputs += [vi("n", [], TensorProto.INT64)] if nested else []
     w = numpy_helper.from_array(np.arange(20, dtype=np.float32).reshape(4, 5), "w")
     g = helper.make_graph(nodes, "g", inputs, [vi("y", None)], [w])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
