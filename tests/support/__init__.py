@@ -5,7 +5,7 @@ tests/conftest.py puts tests/ on sys.path).
 - ``onnx_node_cases``: ONNX's own node tests, collected once;
 - ``openvino_shapes``: random shape cases for OpenVINO's broadcast modes;
 - ``fuzz_harness``, ``fuzz_inputs``: the fuzz suite's runner (per-case time limit, figures) and inputs;
-- ``convert_harness``: converts the corpus (tests/models/convert_corpus/) with pnnx/onnx2ncnn/OpenVINO.
+- ``convert_harness``: converts and runs the corpus (tests/models/convert_corpus/) with pnnx + ncnn and OpenVINO.
 - ``shapes``: seeded random shapes for the differential loops (property tests use ``bcast.strategies``);
 - ``arrays``: inputs broadcast through a Plan (``through_plan``, bcast's own views);
 - ``cli``: the command line in-process (``cli``: status and stdout; ``run_cli``: and stderr).
