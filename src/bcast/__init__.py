@@ -10,12 +10,14 @@ numpy: A (8,1,6,1), B (7,1,5) -> (8,7,6,5)
 from typing import TYPE_CHECKING
 
 from .views.comparison import compare
+from .views import explain as _explain  # installs Plan.explain's explainer (the core cannot import views)
 from .core.errors import BroadcastError, InputError
 from .core.plan import Plan
 from .rules import RULES, infer, result_shape, rule_names
 from .core.shapes import as_shape, format_shape, parse_shape
 
 __version__ = "0.1.0"
+del _explain  # imported for its effect only
 
 # Running ops needs numpy; the shape API does not.  These load on first use (``dir(bcast)``
 # lists them, and type checkers read them from the block below).
@@ -34,12 +36,13 @@ _LAZY = {
 _SUBMODULES = ("onnx", "openvino", "ncnn", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import ncnn, onnx, openvino, translation
-    from .run.execute import MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set, set_memory_budget
+    from . import ncnn, onnx, openvino, translation  # noqa: F401
     from .models.lint import Finding
-    from .run.parallel import set_threads, threads
     from .models.rewrite import Rewrite
-    from .translation.search import TranslationError, translate
+    from .run.execute import (  # noqa: F401
+        MemoryBudgetError, apply, broadcast_arrays, memory_budget, memory_budget_set, set_memory_budget)
+    from .run.parallel import set_threads, threads  # noqa: F401
+    from .translation.search import TranslationError, translate  # noqa: F401
 
 
 def lint(model, target: str = "onnx") -> "list[Finding]":

@@ -20,181 +20,31 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
+from typing import TextIO
 
 from . import __version__
-from .core._format import format_shape
+from .core._format import format_shape, lookup_notation
 from .frameworks.deviations import DEVIATIONS, findings_for
 from .core.errors import BroadcastError, InputError
 from .views.explain import explain_error, explain_plan
-from .views.comparison import compare
+from .views.comparison import compare, compare_ops
 from .core.dims import json_shape
+from .frameworks import framework
+from .frameworks import names as framework_names
+from .frameworks import plan as plan_op
 from .rules import POLICIES, RULES, get_rule, infer
-from .core.shapes import SHAPE_SYNTAX, parse_shape
+from .core.shapes import parse_shape
+from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
+                        EPILOG_REWRITE, EPILOG_RULES, EPILOG_SHAPE, EPILOG_TRANSLATE, SHAPES_HELP, _Formatter, one_line)
 
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
 _RECORDS = {d.id: d for d in DEVIATIONS}
-
-SHAPES_HELP = f"input shapes: {SHAPE_SYNTAX}"
-
-EPILOG_SHAPE = """\
-examples:
-  bcast shape 2,3,4,5 3,4                          numpy: not broadcastable (exit 1)
-  bcast shape 2,3,4,5 3,4 --rule pdpd --axis 1     (2,3,4,5)
-  bcast shape 16 1,16,50,50 --rule explicit --axes-mapping 1
-  bcast shape [4,3,2] [4,3] --rule ncnn --ncnn-order   B on A's outer h, c: not broadcastable (exit 1)
-  bcast shape [4,3,2] [3,2] --rule ncnn --ncnn-order   [4,3,2]
-  bcast shape 2x3 3 --json
-
-exit status: 0 broadcastable, 1 not broadcastable, 2 bad input
-rules: """ + ", ".join(RULES) + " (bcast rules lists them with their inputs and attributes)"
-
-EPILOG_EXPLAIN = """\
-examples:
-  bcast explain 8,1,6,1 7,1,5                      the aligned table, stretched dims starred
-  bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, the garbage it computes (exit 1)
-  bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
-
-exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
-"""
-
-EPILOG_RULES = """\
-examples:
-  bcast rules                                      every rule: summary, inputs, options, source
-  bcast rules --json
-
-exit status: 0, 2 bad input
-"""
-
-EPILOG_COMPARE = """\
-examples:
-  bcast compare 2,3,4,5 3,4                        one row per rule: result or reason
-  bcast compare 2,3,4,5 3,4 --axis 1               rules with an axis (pdpd, paddle, onnx-legacy...) use it
-  bcast compare 1,3 2,1 3 --json
-
-onnx-legacy runs with broadcast=1 unless --broadcast is given; explicit needs --axes-mapping.
-exit status: 0 when the comparison was made (whatever each rule says: it is a report), 2 bad input
-"""
-
-
-EPILOG_TRANSLATE = """\
-examples:
-  bcast translate 2,3,4,5 3,4 --rule paddle --axis 1 --to onnx      Unsqueeze B, then Add
-  bcast translate 2,3 3,1 --rule pdpd --axis 1 --to openvino        avoids OpenVINO's pdpd deviation
-  bcast translate 4,3,2 3,2 --to ncnn --op Mul                        the .param, as pnnx writes it
-  bcast translate 3,1 2,1,6 --rule bidirectional --to numpy --json
-
-the recipe is the minimal one: only the steps the target's own broadcasting does not already do right.
-exit status: 0 a recipe, 1 not broadcastable under the rule or no recipe on the target (the reason), 2 bad input
-"""
-
-EPILOG_LINT = """\
-examples:
-  bcast lint model.onnx                            the spec, and onnxruntime's deviations
-  bcast lint model.onnx --target ncnn              what pnnx -> ncnn computes wrong or cannot convert
-  bcast lint model.onnx --target onnx2ncnn         the same for the legacy onnx2ncnn (raw BinaryOp)
-  bcast lint model.onnx --target openvino --json
-
-exit status: 0 no findings (or only "values" ones), 1 findings, 2 bad input (not a whole ONNX model, external data
-outside its folder)
-"""
-
-EPILOG_REWRITE = """\
-examples:
-  bcast rewrite old.onnx --target onnx -o new.onnx     opset 1-6 broadcast/axis -> opset 7
-  bcast rewrite model.onnx --target ncnn -o ncnn.onnx  what pnnx converts wrong, in ops it converts right
-  bcast rewrite model.onnx --target onnx2ncnn -o o.onnx   reshaped initializers for the nodes lint flags
-
-exit status: 0 written, nothing left (but "values" findings); 1 findings left (written, or not when a legacy node has no upgrade);
-2 bad input (OUT is MODEL, OUT exists without --force, a bad model): nothing written
-"""
 
 #: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.models.lint.TARGETS, bcast.models.rewrite.TARGETS: those
 #: modules import onnx, which the command line loads only when it runs them).
 LINT_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
 REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
-
-EPILOG_CONFORMANCE = """\
-examples:
-  bcast conformance                                every rule, every installed runtime
-  bcast conformance --runtimes openvino --rules pdpd --cases 200
-  bcast conformance --html report.html --json > report.json
-
-exit status: 0 every disagreement is explained by the deviation registry; 1 some are not, or nothing was checked,
-or a runtime named in --runtimes is not installed (--allow-missing: not a failure); 2 bad input
-"""
-
-EPILOG_DEVIATIONS = """\
-examples:
-  bcast deviations                                 every record, as text
-  bcast deviations --json                          every record, as JSON
-  bcast deviations --check                         the drift table: run every proof on the installed runtimes
-
---check prints one row per record: record id, runtime (its package), the versions it was proven on, the
-version installed, and the verdict: present (the runtime still deviates as recorded), gone (it now follows
-its spec: fixed in the installed version), changed (it does something else; the line below the table says
-what), skipped (the runtime, or another the proof needs, is not installed; never left out of the table).
-"present (new version)": present on an installed version the record does not list yet; "gone (as recorded)":
-gone on a version from the record's "fixed in" on, as it says.
-
-exit status: 0 listed, or (--check) every record that could run is present (or gone as recorded); 1 (--check)
-some record is gone or changed, or no record could be checked at all (no runtime installed); 2 bad input
-"""
-
-
-#: The characters ``str.splitlines`` breaks on, and how an error line shows them.
-_BREAKS = str.maketrans({c: c.encode("unicode_escape").decode() for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: its line breaks escaped (argparse copies a token as it was typed).
-
-    >>> one_line("unrecognized arguments: a\\nb")
-    'unrecognized arguments: a\\\\nb'
-    """
-    return text.translate(_BREAKS)
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, wrapping the description and the epilog to the terminal's width too.
-
-    Prose is reflowed: an unindented line continues the paragraph above it unless a blank line or
-    a label (``exit status:``, ``rules:``) starts a new one, so the source's own line breaks never
-    show as ragged lines.  An indented line is an example: it stays one line when it fits, else its
-    command stays whole on one line and its comment (after two or more spaces) goes under it."""
-
-    _LABELS = ("exit status: ", "rules: ", "examples:")
-
-    def _fill_text(self, text, width, indent):
-        import re
-        import textwrap
-
-        blocks: list = []  # [text] for a prose paragraph, a str for a line as it is printed
-        for line in text.splitlines():
-            stripped = line.strip()
-            lead = line[: len(line) - len(stripped)] if stripped else ""
-            if not stripped:
-                blocks.append("")
-            elif lead and len(indent + line) <= width:
-                blocks.append(indent + line)
-            elif lead:  # an example too long for one line: the command whole, its comment under it
-                command, comment = (re.split(r"\s{2,}", stripped, maxsplit=1) + [""])[:2]
-                blocks.append(indent + lead + command)
-                if comment:
-                    blocks.append(textwrap.fill(comment, width, initial_indent=indent + lead + "    ",
-                                                subsequent_indent=indent + lead + "    ", break_on_hyphens=False))
-            elif blocks and isinstance(blocks[-1], list) and not stripped.startswith(self._LABELS):
-                blocks[-1][0] += " " + stripped
-            else:
-                blocks.append([stripped])
-        out = []
-        for block in blocks:
-            if isinstance(block, str):
-                out.append(block)
-            else:  # a labelled paragraph ("exit status: ...") hangs under its label
-                hang = "  " if block[0].startswith(self._LABELS) else ""
-                out.append(textwrap.fill(block[0], width, initial_indent=indent, subsequent_indent=indent + hang,
-                                         break_on_hyphens=False))
-        return "\n".join(out)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -204,16 +54,27 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("rule attributes")
-    g.add_argument("--axis", type=int, help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
+    g.add_argument("--axis", type=int,
+                   help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
     g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
     g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
     g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
     g.add_argument("--ncnn-batch", choices=("keep", "drop"),
                    help="ncnn: keep (default) reads every axis as an ncnn axis; drop reads axis 0 of the "
                    "highest-rank inputs as the batch of 1 a converter (onnx2ncnn, pnnx) drops")
-    g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"), help="openvino-select: the auto_broadcast mode")
+    g.add_argument("--auto-broadcast", choices=("numpy", "pdpd", "none"),
+                   help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
+
+
+def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
+    g = p.add_argument_group("by framework and op (instead of --rule)")
+    g.add_argument("--framework", choices=framework_names(), help="the framework whose op to "
+                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)"))
+    g.add_argument("--op", metavar="OP", help="the framework's op (Add, ADD, Select...), which picks the rule; "
+                   "a bad name lists the framework's ops")
+    g.add_argument("--opset", type=int, metavar="N", help="onnx: the opset (default the newest)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
                            formatter_class=_Formatter)
         p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
-        p.add_argument("--rule", default="numpy", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
+        p.add_argument("--rule", metavar="RULE", help="one of: " + ", ".join(RULES) + " (default numpy)")
+        _add_framework_options(p)
         p.add_argument("--names", metavar="A,B", help="names for the inputs in messages")
         p.add_argument("--policy", default="permissive", choices=POLICIES,
                        help="for symbolic, unknown and interval dims: permissive (default, as ONNX: broadcast when "
@@ -247,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every rule side by side for the same shapes (the main job).",
                        epilog=EPILOG_COMPARE, formatter_class=_Formatter)
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
+    _add_framework_options(p, compare=True)
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -257,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
                    + " (default numpy)")
-    p.add_argument("--to", required=True, choices=("numpy", "onnx", "openvino", "ncnn"), help="the target")
+    p.add_argument("--to", required=True, choices=("numpy", *framework_names()), help="the target")
     p.add_argument("--op", metavar="NAME", help="the op (Add, Sub, Mul, Div, Max, Min, Pow, Where; any "
                    "framework's name); default Add, or the rule's own op")
     _add_attr_options(p)
@@ -279,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Rewrite an ONNX model: --target onnx upgrades the opset 1-6 broadcast/axis ops "
                        "to opset 7; --target onnx2ncnn reshapes the operands of the nodes lint flags (initializers "
                        "folded, computed ones by a Reshape); --target ncnn rewrites what pnnx converts wrong (Pow, "
-                       "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's rank. "
+                       "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's "
+                       "rank. "
                        "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to rewrite (never written)")
@@ -347,7 +211,7 @@ def _rule_attrs(args) -> dict:
     """The rule attributes the options give, checked against ``--rule`` in the flags' own names
     (``--trans-a does not apply to rule numpy``, not the Python attribute ``transA``)."""
     attrs = _attrs_from(args)
-    rule = get_rule(args.rule)
+    rule = get_rule(args.rule or "numpy")
     known = {a.name: a for a in rule.attrs}
     extra = [_flag(k) for k in attrs if k not in known]
     if extra:
@@ -378,15 +242,50 @@ def _error_json(rule: str, shapes, err: BroadcastError) -> dict:
     }
 
 
+def _framework_attrs(args) -> dict:
+    """The attributes the options give to ``--framework``'s op (``--op`` checked; ``--rule``, ``--names``
+    and ``--policy strict`` refused: the op picks its rule and names its inputs)."""
+    if args.op is None:
+        ops = ", ".join(framework(args.framework).ops())
+        raise InputError(f"--framework {args.framework} needs --op, one of: {ops}")
+    for flag, given in (("--rule", getattr(args, "rule", None) is not None),
+                        ("--names", getattr(args, "names", None) is not None),
+                        ("--policy strict", getattr(args, "policy", "permissive") != "permissive")):
+        if given:
+            raise InputError(f"{flag} does not apply with --framework (the op picks its rule and names its inputs)")
+    return {**_attrs_from(args), **_opset(args)}
+
+
+def _opset(args) -> dict:
+    return {} if args.opset is None else {"opset": args.opset}
+
+
+def _by_framework(args) -> dict | None:
+    """``{"framework", "op"}`` when the command is asked by framework and op, else None
+    (``--op`` or ``--opset`` without ``--framework`` is an InputError)."""
+    if args.framework is None:
+        for flag, value in (("--op", args.op), ("--opset", args.opset)):
+            if value is not None:
+                raise InputError(f"{flag} needs --framework, one of: {', '.join(framework_names())}")
+        return None
+    return {"framework": args.framework, "op": args.op}
+
+
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
-    attrs = _rule_attrs(args)
+    asked = _by_framework(args)
+    attrs = _rule_attrs(args) if asked is None else _framework_attrs(args)
     try:
-        plan = infer(*shapes, rule=args.rule, names=names, policy=args.policy, **attrs)
+        if asked is None:
+            plan = infer(*shapes, rule=args.rule or "numpy", names=names, policy=args.policy, **attrs)
+        else:
+            given = [s[::-1] for s in shapes] if attrs.get("ncnn_order") else shapes  # the op takes numpy order
+            plan = plan_op(args.framework, args.op, *given, **attrs)
     except BroadcastError as err:
         if args.json:  # the keys of a plan's JSON, null where there is no plan
-            d = _error_json(args.rule, shapes, err)
+            d = _error_json(err.rule, shapes, err)
+            d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
             d["deviations"] = [f.to_dict() for f in findings_for(err)]
             print(json.dumps(d, indent=2), file=out)
@@ -395,20 +294,21 @@ def _cmd_shape_or_explain(args, out) -> int:
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
+    n = lookup_notation(plan.notation)
     if args.json:
         d = plan.to_dict()
+        d.update(asked or {})
         d["inputs"] = [json_shape(s) for s in shapes]  # as written (ncnn order stays ncnn order)
-        if plan.attr("ncnn_order"):
-            d["shape"] = json_shape(plan.shape[::-1])
+        if n is not None:  # the shape as written too, and the numpy-order shapes beside
+            d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
-            del d["ncnn"]
+            del d[n.name]
         d["deviations"] = [f.to_dict() for f in findings_for(plan)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
         print(explain_plan(plan), file=out)
     else:
-        shape = plan.shape[::-1] if plan.attr("ncnn_order") else plan.shape
-        print(format_shape(shape, ncnn=bool(plan.attr("ncnn_order"))), file=out)
+        print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:
             print(f"if {c}", file=out)
     return EXIT_OK
@@ -456,7 +356,13 @@ def _translate_error_json(args, shapes, err) -> dict:
 
 def _cmd_compare(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
-    data = compare(*shapes, **_attrs_from(args))
+    if _by_framework(args) is None:
+        data = compare(*shapes, **_attrs_from(args))
+    else:  # one row per op of the framework (or --op's)
+        attrs = _framework_attrs(args) if args.op is not None else {**_attrs_from(args), **_opset(args)}
+        if attrs.get("ncnn_order"):
+            shapes = [s[::-1] for s in shapes]  # each op takes numpy order
+        data = compare_ops(args.framework, *shapes, op=args.op, **attrs)
     if args.json:
         print(json.dumps(data, indent=2), file=out)
     else:
@@ -466,9 +372,11 @@ def _cmd_compare(args, out) -> int:
         labels = []
         for row in data["rules"]:
             shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
-            labels.append(row["rule"] + (f" [{shown}]" if shown else ""))
+            head = row["rule"] if "op" not in row else f"{row['op']} ({row['rule'] or 'n/a'})"
+            labels.append(head + (f" [{shown}]" if shown else ""))
         lw = max(len(s) for s in labels + ["rule"])
-        results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error") for r in data["rules"]]
+        results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error")
+                   for r in data["rules"]]
         rw = max(len(s) for s in results + ["result"])
         print(f"{'rule'.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
         for label, res, row in zip(labels, results, data["rules"]):
@@ -476,15 +384,15 @@ def _cmd_compare(args, out) -> int:
             if row["ok"] is None:
                 why = why[len("n/a: "):]
             print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
-        if any(row["rule"] == "ncnn" and row["ok"] is not None for row in data["rules"]):
-            from .views.explain import NCNN_PATH
-
-            print(f"\nncnn: {NCNN_PATH}", file=out)
+        for name in dict.fromkeys(row["rule"] for row in data["rules"] if row["ok"] is not None):
+            if RULES[name].path:  # what the rule describes, said wherever it is shown
+                print(f"\n{name}: {RULES[name].path}", file=out)
         if data["deviations"]:
             print("\nruntimes that deviate from the spec here:", file=out)
             for f in data["deviations"]:
                 label = _RECORDS[f["id"]].label()
-                print(f"  - {f['rule']}: {label} [{f['id']}]: {f['note']}", file=out)
+                who = f"{', '.join(f['ops'])} ({f['rule']})" if "ops" in f else f["rule"]
+                print(f"  - {who}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
 
 
@@ -643,18 +551,25 @@ def _tolerant(stream) -> None:
         stream.reconfigure(errors="backslashreplace")
 
 
-def main(argv=None, out=None) -> int:
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}  # pragma: no cover - build_parser always adds the commands
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if out is None:
         out = sys.stdout
         _tolerant(out)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    commands = parser._subparsers._group_actions[0].choices
+    commands = _commands(parser)
     if extra:  # named by the command they were given to: `bcast rules --bogus` is bcast rules' error
         (commands.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        commands = ", ".join(commands)
-        print(f"bcast: error: name a COMMAND: {commands} (see bcast --help)", file=sys.stderr)
+        print(f"bcast: error: name a COMMAND: {', '.join(commands)} (see bcast --help)", file=sys.stderr)
         return EXIT_USAGE
     with _terminate_cleanly():
         return _run(args, out)
@@ -663,7 +578,7 @@ def main(argv=None, out=None) -> int:
 def _run(args, out) -> int:
     try:
         if args.command in ("shape", "explain"):
-            get_rule(args.rule)
+            get_rule(args.rule or "numpy")
             code = _cmd_shape_or_explain(args, out)
         else:
             code = {"compare": _cmd_compare, "translate": _cmd_translate, "lint": _cmd_lint,

@@ -148,7 +148,7 @@ def test_lazy_batch_solve_gives_the_full_solves_verdicts(monkeypatch):
 
     monkeypatch.setattr(lint_pnnx.Context, "binary_batch",
                         lambda self, site: tuple(self.batch.get(n) for n in site.inputs))
-    monkeypatch.setattr(linter, "_CHECKS", linter.PlanCache())
+    monkeypatch.setattr(linter, "_CHECKS", linter.BoundedCache())
     assert [[f.to_dict() for f in lint(p, "ncnn")] for p in paths] == lazy
 
 

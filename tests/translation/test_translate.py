@@ -19,8 +19,8 @@ import pytest
 import bcast
 from bcast import BroadcastError, InputError, infer
 from bcast.cli import main
+from bcast.translation import OPS, TranslationError, model, run_many, translate
 from support.cli import cli
-from bcast.translation.search import OPS, TranslationError, model, run_many, translate
 
 CASES_PER_RULE = 48
 BINARY_OPS = ("Add", "Sub", "Mul", "Div", "Max", "Min")
@@ -424,7 +424,7 @@ def test_json_lists_the_avoided_deviations():
 def test_bcast_translate_is_callable():
     plan = infer((2, 3), (3,))
     assert bcast.translate(plan, to="numpy").text() == "np.add(a, b)"
-    assert bcast.translation.search.Recipe is bcast.translate(plan, to="numpy").__class__
+    assert bcast.translation.Recipe is bcast.translate(plan, to="numpy").__class__
     assert bcast.TranslationError is TranslationError
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._format import format_shape
+from ._format import format_shape, lookup_notation
 
 __all__ = ["BroadcastError", "InputError"]
 
@@ -62,6 +62,9 @@ class BroadcastError(ValueError):
         Rank of the attempted output (the width of the table).
     attrs : tuple of (name, value) pairs
         The rule's attributes, normalized, as a Plan has them.
+    notation : str
+        How the message writes the shapes: ``"numpy"``, or the name of a notation a rule registered
+        (:class:`~bcast.core._format.Notation`: ncnn's ``[w,h,d,c]``), as the caller wrote them.
     """
 
     def __init__(
@@ -97,10 +100,8 @@ class BroadcastError(ValueError):
         super().__init__(self._message())
 
     def _operand(self, i: int) -> str:
-        shape = self.shapes[i]
-        if self.notation == "ncnn":
-            return f"{self.names[i]} {format_shape(shape[::-1], ncnn=True)}"
-        return f"{self.names[i]} {format_shape(shape)}"
+        n = lookup_notation(self.notation)
+        return f"{self.names[i]} {n.shape(self.shapes[i]) if n else format_shape(self.shapes[i])}"
 
     def _message(self) -> str:
         ops = [self._operand(i) for i in self.operands]
@@ -119,15 +120,16 @@ class BroadcastError(ValueError):
     def where(self) -> str:
         """The failing spot, ``axis -1 (A axis 1, B axis 0): 3 vs 4``; empty unless two dims conflict.
 
-        In ncnn notation the axes are named as ncnn names them: ``axis c (A c, B h): 2 vs 5``."""
-        if self.kind != "dims" or self.axes is None:
+        In a framework's notation (ncnn's) the axes are named as it names them: ``axis c (A c, B h): 2 vs 5``."""
+        if self.kind != "dims" or self.axes is None or self.dims is None:
             return ""
         dims = " vs ".join(str(d) for d in self.dims)
-        if self.notation == "ncnn":
+        n = lookup_notation(self.notation)
+        if n is not None and self.out_rank is not None:
             axes = ", ".join(
-                f"{self.names[i]} {_ncnn_axis(len(self.shapes[i]), a)}" for i, a in zip(self.operands, self.axes)
+                f"{self.names[i]} {n.axis(len(self.shapes[i]), a)}" for i, a in zip(self.operands, self.axes)
             )
-            at = "" if self.from_right is None else f"axis {_ncnn_axis(self.out_rank, self.out_rank + self.from_right)} "
+            at = "" if self.from_right is None else f"axis {n.axis(self.out_rank, self.out_rank + self.from_right)} "
             return f"{at}({axes}): {dims}"
         axes = ", ".join(f"{self.names[i]} axis {a}" for i, a in zip(self.operands, self.axes))
         at = "" if self.from_right is None else f"axis {self.from_right} "
@@ -147,15 +149,6 @@ class BroadcastError(ValueError):
             "reason": self.reason,
             "message": str(self),
         }
-
-
-_NCNN_AXES = {1: "w", 2: "hw", 3: "chw", 4: "cdhw"}
-
-
-def _ncnn_axis(rank: int, axis: int) -> str:
-    """ncnn's name (w, h, d, c) of numpy axis ``axis`` of a blob of rank ``rank``."""
-    names = _NCNN_AXES.get(rank)
-    return names[axis] if names and 0 <= axis < rank else str(axis)
 
 
 def _rebuild(state: dict) -> BroadcastError:

@@ -17,13 +17,34 @@ the *constraints* the broadcast needs of the sizes the shapes leave open
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from ._format import format_shape
-from .dims import is_one, json_shape
+from ._format import format_shape, lookup_notation
+from .dims import Constraint, Dim, is_one, json_shape
+from .shapes import Shape
 
-__all__ = ["Plan"]
+__all__ = ["AxisMap", "Plan", "install_explainer"]
+
+#: Where each axis of an input lands in the output: an output axis, or None (the rule drops it).
+AxisMap = tuple[int | None, ...]
+
+
+class _Explainer(Protocol):
+    def __call__(self, plan: Plan, *, deviations: bool = True) -> str: ...
+
+
+#: What :meth:`Plan.explain` calls.  The core knows nothing of tables or of runtimes' deviations: the
+#: views layer installs its explainer (:mod:`bcast.views.explain`, which the package imports), so that
+#: the core never imports upward.
+_explainer: _Explainer | None = None
+
+
+def install_explainer(explainer: _Explainer) -> None:
+    """Make ``explainer(plan, deviations=...)`` what :meth:`Plan.explain` returns (the views layer calls it)."""
+    global _explainer
+    _explainer = explainer
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,37 +73,44 @@ class Plan:
     constraints : tuple of Constraint
         What the broadcast needs of dims the shapes leave open (``N ∈ {1, 5}``);
         empty when it holds whatever their sizes, always so for static shapes.
+    notation : str
+        The order the caller wrote the shapes in: ``"numpy"``, or the name of a notation the rule
+        registered (:class:`~bcast.core._format.Notation`: ncnn's ``[w,h,d,c]`` with ``ncnn_order``).
     """
 
     rule: str
-    inputs: tuple
-    shape: tuple
-    names: tuple
-    axis_maps: tuple
-    stretched: tuple
-    attrs: tuple = ()
-    constraints: tuple = ()
+    inputs: tuple[Shape, ...]
+    shape: Shape
+    names: tuple[str, ...]
+    axis_maps: tuple[AxisMap, ...]
+    stretched: tuple[tuple[int, ...], ...]
+    attrs: tuple[tuple[str, Any], ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    notation: str = "numpy"
 
     @classmethod
-    def build(cls, rule: str, inputs, shape, names, axis_maps, attrs=(), constraints=()) -> "Plan":
+    def build(
+        cls,
+        rule: str,
+        inputs: Iterable[Shape],
+        shape: Iterable[Dim],
+        names: Iterable[str],
+        axis_maps: Iterable[Sequence[int | None]],
+        attrs: Iterable[tuple[str, Any]] = (),
+        constraints: Iterable[Constraint] = (),
+        notation: str = "numpy",
+    ) -> Plan:
         """Make a plan, deriving ``stretched`` from the maps (the one constructor rules use).
 
         A dim is stretched when it is 1 and its output dim is not (definitely)."""
-        shape = tuple(shape)
+        out = tuple(shape)
+        ins = tuple(tuple(s) for s in inputs)
+        maps = tuple(tuple(m) for m in axis_maps)
         stretched = tuple(
-            tuple(k for k, ax in enumerate(m) if ax is not None and is_one(inp[k]) and not is_one(shape[ax]))
-            for inp, m in zip(inputs, axis_maps)
+            tuple(k for k, ax in enumerate(m) if ax is not None and is_one(inp[k]) and not is_one(out[ax]))
+            for inp, m in zip(ins, maps)
         )
-        return cls(
-            rule,
-            tuple(inputs),
-            shape,
-            tuple(names),
-            tuple(tuple(m) for m in axis_maps),
-            stretched,
-            tuple(attrs),
-            tuple(constraints),
-        )
+        return cls(rule, ins, out, tuple(names), maps, stretched, tuple(attrs), tuple(constraints), notation)
 
     @property
     def ndim(self) -> int:
@@ -95,26 +123,27 @@ class Plan:
                 return value
         return default
 
-    def aligned_shape(self, i: int) -> tuple:
+    def aligned_shape(self, i: int) -> Shape:
         """Input ``i`` reshaped to the output's rank: its dims at their mapped
         axes, 1 elsewhere.  ``np.broadcast_to(x.reshape(plan.aligned_shape(i)),
         plan.shape)`` is the zero-copy view of input ``i``."""
-        out = [1] * len(self.shape)
+        out: list[Dim] = [1] * len(self.shape)
         for k, ax in enumerate(self.axis_maps[i]):
             if ax is not None:
                 out[ax] = self.inputs[i][k]
         return tuple(out)
 
-    def new_axes(self, i: int) -> tuple:
+    def new_axes(self, i: int) -> tuple[int, ...]:
         """Output axes that input ``i`` has no axis on (it is repeated along them)."""
         mapped = {ax for ax in self.axis_maps[i] if ax is not None}
         return tuple(ax for ax in range(len(self.shape)) if ax not in mapped)
 
     def explain(self, *, deviations: bool = True) -> str:
-        """The aligned table, the verdict, and the runtime deviations that apply."""
-        from ..views.explain import explain_plan
-
-        return explain_plan(self, deviations=deviations)
+        """The aligned table, the verdict, and the runtime deviations that apply
+        (:func:`bcast.views.explain.explain_plan`, installed by the views layer)."""
+        if _explainer is None:  # pragma: no cover - importing bcast installs it
+            raise RuntimeError("no explainer installed: import bcast (bcast.views.explain installs it)")
+        return _explainer(self, deviations=deviations)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--json`` of ``bcast shape``, plus the axis maps)."""
@@ -130,10 +159,11 @@ class Plan:
             "constraints": [str(c) for c in self.constraints],
             "error": None,
         }
-        if self.attr("ncnn_order"):
-            d["ncnn"] = {
-                "inputs": [json_shape(s[::-1]) for s in self.inputs],
-                "shape": json_shape(self.shape[::-1]),
+        n = lookup_notation(self.notation)
+        if n is not None:  # the shapes as the caller wrote them too
+            d[n.name] = {
+                "inputs": [json_shape(n.reorder(s)) for s in self.inputs],
+                "shape": json_shape(n.reorder(self.shape)),
             }
         return d
 

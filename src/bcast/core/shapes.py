@@ -25,12 +25,12 @@ import re
 from typing import Iterable
 
 from ._format import brief, format_shape
-from .dims import MAX_RANK, Interval, Sym, as_dim, parse_dim
+from .dims import MAX_RANK, Dim, Interval, Sym, as_dim, parse_dim
 from .errors import InputError
 
 __all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
 
-Shape = tuple
+Shape = tuple[Dim, ...]  # of dims (:mod:`bcast.core.dims`), in numpy order
 
 SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4 (a dim: 3, N, ?, 2..4 or 2..), and [] or scalar for rank 0"
 

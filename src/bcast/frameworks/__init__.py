@@ -1,3 +1,96 @@
-"""What bcast knows about each framework, one package per framework: its op table (``ops()``,
-``plan()``, ``run()``), its deviation records with their proofs, its oracle adapters, its lint and
-translate targets."""
+"""What bcast knows about each framework, one package per framework, and the registry of them.
+
+Each package holds its op table (``<package>.ops``: ``ops()``, ``plan()``, ``run()``, the
+:class:`~bcast.frameworks._interface.Framework` interface), its deviation records with their
+proofs, its oracle adapters, its lint and rewrite targets.  :data:`FRAMEWORKS` is the one place
+that lists them: adding a framework is adding its package and one line there.  Nothing here
+imports a framework's modules until asked (an op table needs numpy; the registry does not).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
+
+from ..core._format import brief
+from ..core.errors import InputError
+from ..core.plan import Plan
+from ._interface import PARTS, Framework
+
+if TYPE_CHECKING:  # mypy checks here that every op table implements the interface (never run)
+    from .ncnn import ops as _ncnn
+    from .onnx import ops as _onnx
+    from .openvino import ops as _openvino
+
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
+
+__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan"]
+
+#: Every framework bcast knows: its name (as the command line's ``--framework`` takes it) and the
+#: package that holds all bcast knows about it.
+FRAMEWORKS: dict[str, str] = {
+    "onnx": "bcast.frameworks.onnx",
+    "openvino": "bcast.frameworks.openvino",
+    "ncnn": "bcast.frameworks.ncnn",
+}
+
+
+def names() -> tuple[str, ...]:
+    """The registered frameworks' names, in the registry's order.
+
+    >>> names()
+    ('onnx', 'openvino', 'ncnn')
+    """
+    return tuple(FRAMEWORKS)
+
+
+def _package(name: object) -> str:
+    if not isinstance(name, str) or name not in FRAMEWORKS:
+        raise InputError(f"unknown framework {brief(name)}; the frameworks are: {', '.join(FRAMEWORKS)}")
+    return FRAMEWORKS[name]
+
+
+def framework(name: str) -> Framework:
+    """The op table of framework ``name`` (its ``ops``, ``plan``, ``run``); loads it (and numpy).
+
+    >>> framework("ncnn").plan("ADD", (4, 3, 2), (4, 3)).shape
+    (4, 3, 2)
+    """
+    return cast(Framework, importlib.import_module(f"{_package(name)}.ops"))
+
+
+def part(name: str, what: str) -> ModuleType | None:
+    """The module ``what`` of framework ``name`` (``part("ncnn", "oracle")``), or None when the
+    framework has none; it is loaded only when it exists."""
+    module = f"{_package(name)}.{what}"
+    if importlib.util.find_spec(module) is None:
+        return None
+    return importlib.import_module(module)
+
+
+def plan(name: str, op: str, *shapes: Any, **attrs: Any) -> Plan:
+    """``framework(name).plan(op, *shapes, **attrs)``, where a call its signature refuses (too many
+    shapes, an attribute it does not take) is an InputError that says so, as every other bad request.
+
+    >>> plan("ncnn", "ADD", (2, 3), (2, 3), (2, 3))
+    Traceback (most recent call last):
+    ...
+    bcast.core.errors.InputError: ncnn ADD: takes 1 to 2 shapes, got 3
+    """
+    fw = framework(name)
+    params = list(inspect.signature(fw.plan).parameters.values())[1:]  # after op
+    try:
+        inspect.signature(fw.plan).bind(op, *shapes, **attrs)
+    except TypeError:
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        least = sum(p.default is p.empty for p in positional)
+        if not any(p.kind is p.VAR_POSITIONAL for p in params) and not least <= len(shapes) <= len(positional):
+            raise InputError(f"{name} {op}: takes {least} to {len(positional)} shapes, got {len(shapes)}") from None
+        known = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        unknown = ", ".join(k for k in attrs if k not in known)
+        takes = ", ".join(known) or "none"
+        raise InputError(f"{name} {op}: no attribute {unknown} (its attributes: {takes})") from None
+    return fw.plan(op, *shapes, **attrs)

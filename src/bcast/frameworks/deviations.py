@@ -207,10 +207,10 @@ def _ncnn_garbage(o: Outcome):
     e = o.error
     if o.rule != "ncnn" or e is None or e.kind != "dims":
         return None
-    from ..rules.ncnn import garbage_shape
+    from ..rules.ncnn import NCNN, garbage_shape
 
     shape = garbage_shape(e.shapes, e.alignment, e.out_rank)
-    shown = _fmt(shape[::-1], ncnn=True) + " in ncnn order" if e.notation == "ncnn" else _fmt(shape)
+    shown = NCNN.shape(shape) + " in ncnn order" if e.notation == NCNN.name else _fmt(shape)
     return (f"ncnn's BinaryOp returns 0 (success) and an output of shape {shown}: rows past the end of "
             "the smaller input are clamped, a mismatch on the innermost axis reads out of bounds")
 

@@ -96,7 +96,7 @@ def count(data: bytes, desc, *, max_entries: int, max_nodes: int, node_type: str
     end_all = len(data)
     # depth first: a message's fields are walked when it is met, its parent's rest waits on the stack
     # (as deep as the nesting, not as long as a list of messages)
-    stack = []
+    stack: list[tuple] = []
     fields, i, end = schema[desc.full_name][1], 0, end_all
     try:
         while True:

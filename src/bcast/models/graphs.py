@@ -59,7 +59,8 @@ class Walk:
     def __init__(self, model) -> None:
         self.model = model
         self.functions = {(f.domain, f.name): f for f in model.functions}
-        self.calling = []  # the functions being walked, innermost last (a function that calls itself: refused)
+        # the functions being walked, innermost last (a function that calls itself: refused)
+        self.calling: list[tuple[str, str]] = []
         self.walked = 0
 
     def count(self, graph) -> None:
@@ -70,8 +71,8 @@ class Walk:
 
     def scopes(self, node, index: int, shapes, edit=None, functions: bool = True):
         """``(component, graph, shapes, nested)`` for each graph inside ``node`` (``node`` is node ``index`` of
-        ``shapes.graph``): its subgraphs (``nested``: they see the outer scope), or the body of the local function it calls
-        (a scope of its own).  ``edit``: a copy of
+        ``shapes.graph``): its subgraphs (``nested``: they see the outer scope), or the body of the local function
+        it calls (a scope of its own).  ``edit``: a copy of
         ``node`` whose subgraphs are the ones yielded (rewrite edits the copy)."""
         inferred = shapes.inferred.node[index] if len(shapes.inferred.node) == len(shapes.graph.node) else node
         if inferred.op_type != node.op_type:

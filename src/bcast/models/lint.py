@@ -34,10 +34,13 @@ Each finding has the node's name, op, input names and shapes, the output
 shape, the kind, a reason, a fix, and the runtime deviations of the target
 that bear on it (:mod:`bcast.frameworks.deviations`).
 
-Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviations),
-``openvino`` (its ONNX frontend's rules: :data:`bcast.openvino.FROM_ONNX_RULES`), ``ncnn``
-(the model as pnnx converts it and ncnn runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn``
-(the legacy converter's raw BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).
+Targets, one per conversion path, each the ``lint_*`` module of its framework's package
+(found by name, :func:`bcast.models.target.found`): ``onnx`` (the spec, and onnxruntime's
+deviations: :mod:`bcast.frameworks.onnx.lint_onnx`), ``openvino`` (its ONNX frontend's rules:
+:mod:`bcast.frameworks.openvino.lint_openvino`), ``ncnn`` (the model as pnnx converts it and ncnn
+runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn`` (the legacy converter's raw
+BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).  This module walks the
+model and asks the target's :class:`~bcast.models.target.Target` about each broadcasting node.
 
 >>> from onnx import helper, TensorProto as T
 >>> x = helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 2, 3])
@@ -53,66 +56,36 @@ Targets, one per conversion path: ``onnx`` (the spec, and onnxruntime's deviatio
 
 from __future__ import annotations
 
-import operator
 import os
 import shlex
-from dataclasses import dataclass
-from types import SimpleNamespace
+from functools import partial
+from typing import Any
 
-from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label  # first: without onnx, its one-line InputError
+# first: without onnx, its one-line InputError
+from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label
 
 import onnx  # noqa: E402
 
-from ..frameworks.ncnn import lint_pnnx
-from ..frameworks.onnx import ops as bonnx
-from ..core._format import format_shape
-from ..frameworks.deviations import findings_for
 from ..core.dims import MAX_RANK, UNKNOWN
 from ..core.errors import BroadcastError, InputError
-from ..frameworks.openvino.ops import FROM_ONNX_RULES as OPENVINO_RULES
+from ..core.plan import Plan
+from ..frameworks.onnx import ops as bonnx
+from ..rules._cache import BoundedCache
 from .findings import Finding, Report, format_finding
 from .graphs import Walk, holds_graphs
-from .values import OPENVINO_OPS, value_rows
-from ..core.plan import Plan
-from ..rules import infer
-from ..rules._cache import PlanCache
+from .target import Row, Site, Target, found
+from .values import value_rows
 
 __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites", "format_finding"]
 
-TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+#: Every target's checks, from the framework packages' ``lint_*`` modules (:func:`bcast.models.target.found`).
+TARGET_CHECKS: dict[str, type[Target]] = {name: module.Checks for name, module in found("lint").items()}
+TARGETS = tuple(TARGET_CHECKS)
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
 
 #: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
 _RUNTIMES = {"onnx": ("onnxruntime", "onnx."), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
 _DECISIVE = {"onnx": ("onnxruntime",), "ncnn": ("ncnn",), "onnx2ncnn": ("ncnn",), "openvino": ("openvino",)}
-_LEGACY_RULES = ("onnx-legacy", "gemm-legacy", "prelu-legacy")
-
-
-@dataclass
-class Site:
-    """One node of a broadcasting op: its op row, opset version, inputs, shapes and attributes."""
-
-    index: int
-    node: object
-    op: bonnx.Op
-    version: bonnx.Version
-    opset: int
-    inputs: tuple
-    shapes: tuple
-    attrs: dict
-    spec: object = None  # the Plan, or the BroadcastError / InputError of the node's own rule
-    label: str = ""  # its path, joined by "/" (bcast.models.graphs)
-    path: tuple = ()
-    unknown: tuple = ()  # inputs whose shape is not known
-    key: tuple | None = None  # what its checks depend on (see _key)
-
-    @property
-    def plan(self) -> Plan | None:
-        return self.spec if isinstance(self.spec, Plan) else None
-
-    @property
-    def legacy(self) -> bool:
-        return self.version.rule in _LEGACY_RULES
 
 
 # --------------------------------------------------------------------------- the walk
@@ -175,7 +148,10 @@ def _key(site: Site):
     return key
 
 
-def _spec(site: Site):
+_SPECS: BoundedCache[tuple, Plan | BroadcastError | InputError] = BoundedCache()  # site key -> its plan or error
+
+
+def _spec(site: Site) -> Plan | BroadcastError | InputError:
     """The plan of the node's own rule (or its error); nodes alike share one (a model repeats few shapes),
     across runs too (bounded, as the plan cache is)."""
     key = site.key
@@ -197,12 +173,14 @@ def sites(model, shapes: Shapes, prefix: tuple = ()):
     ``site`` None for a node that is not a broadcasting op.  Each site's spec is computed,
     and its output shape stored in ``shapes`` for the nodes after it."""
     opset = min(shapes.opset, bonnx.LATEST_OPSET)
-    resolved = {}  # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
+    # (op_type, domain) -> (Op, Version) or None: a model repeats few op types
+    resolved: dict[tuple[str, str], tuple[bonnx.Op, bonnx.Version] | None] = {}
     graph = model.graph if isinstance(model, onnx.ModelProto) else model
     for i, node in enumerate(graph.node):
         kind = (node.op_type, node.domain)
-        found = resolved.get(kind, False)
-        if found is False:
+        if kind in resolved:
+            found = resolved[kind]
+        else:
             found = resolved[kind] = _resolve(*kind, opset)
         if found is None:
             if shapes.bcast_only:
@@ -254,193 +232,29 @@ def _explain_cmd(err: BroadcastError) -> str:
     return " ".join(shlex.quote(a) for a in args)
 
 
-class _Target:
-    """The checks of one target; ``visit`` sees every node, ``check`` the sites with a valid spec."""
-
-    name = ""
-
-    def __init__(self, shapes: Shapes, graph, parent: "_Target | None" = None) -> None:
-        """``graph``: the graph walked (a subgraph of ``parent``'s, or a function's body)."""
-        self.shapes = shapes
-
-    def visit(self, node, site) -> None:
-        pass
-
-    def child(self, shapes: Shapes, graph, nested: bool, call=None) -> "_Target":
-        """The checks of a graph inside node ``call``: a subgraph (``nested``: it sees this scope), or the
-        body of the local function it calls (its inputs bound to the call's, :meth:`bind`)."""
-        inner = type(self)(shapes, graph, self if nested else None)
-        if not nested:
-            inner.bind(self, {f.name: a for f, a in zip(graph.input, call.input) if a})
-        return inner
-
-    def bind(self, caller: "_Target", formals: dict) -> None:
-        """What the caller knows of the values a function's inputs (``formals``: formal -> actual) are."""
-
-    def context(self, site: Site) -> tuple:
-        """What the target's checks of a site depend on besides the site's shapes and attributes."""
-        return ()
-
-    def check(self, site: Site) -> list:
-        return []
-
-    def finish(self, model) -> list:
-        """Findings of nodes that are not broadcasting sites (after the walk)."""
-        return []
-
-    def route(self, site: Site) -> str | None:
-        """The op the target's runtime runs the node as, as the deviation registry spells it (None: none
-        that the registry's value records name)."""
-        return None
-
-    def notes(self, result, op=None, op_attrs=None) -> tuple:
-        prefixes = _RUNTIMES[self.name]
-        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime.startswith(prefixes))
-
-    def decisive(self, notes) -> tuple:
-        return tuple(f for f in notes if f.deviation.runtime.startswith(_DECISIVE[self.name]))
-
-
-class _Onnx(_Target):
-    name = "onnx"
-
-    def route(self, site: Site) -> str | None:
-        return site.op.name
-
-    def check(self, site: Site) -> list:
-        plan = site.plan
-        notes = self.notes(plan, site.op.name, site.attrs)
-        if site.legacy:
-            converter = any(f.deviation.id == "onnx-version-converter-axis" for f in notes)
-            return [("legacy", plan.rule,
-                     f"{site.op.name}-{site.version.since} is the opset 1-6 form (broadcast/axis): onnxruntime has "
-                     "no kernel for it",
-                     "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7 with the right Unsqueeze"
-                     + ("; onnx's version converter gets this axis wrong)" if converter else ")"), notes)]
-        decisive = self.decisive(notes)
-        if decisive:
-            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
-                     "give the inputs equal ranks and the shapes the spec's alignment", notes)]
-        return []
-
-
-class _OpenVINO(_Target):
-    name = "openvino"
-
-    def route(self, site: Site) -> str | None:
-        if site.op.name == "Mod":
-            return "Mod" if site.attrs.get("fmod") else "FloorMod"
-        return OPENVINO_OPS.get(site.op.name)
-
-    def check(self, site: Site) -> list:
-        plan = site.plan
-        rule = OPENVINO_RULES.get(site.op.name)
-        if rule is None:  # OpenVINO keeps ONNX's rule
-            notes = self.notes(plan)
-            decisive = self.decisive(notes)
-            return [("differs", plan.rule, "; ".join(f.note for f in decisive),
-                     "avoid these shapes on OpenVINO", notes)] if decisive else []
-        try:
-            ov = infer(*plan.inputs, rule=rule, names=plan.names)
-        except BroadcastError as e:
-            return [("unsupported", rule, f"OpenVINO's {rule} rule: {e.reason}", _align_fix(plan, "OpenVINO"),
-                     self.notes(e))]
-        notes = self.notes(ov)
-        moved = _moved(plan, ov)
-        if moved:
-            how = "; ".join(f"{plan.names[i]} {format_shape(plan.inputs[i])} lands as {format_shape(b)}, the spec's "
-                            f"{format_shape(a)}" for i, a, b in moved)
-            return [("differs", rule, f"OpenVINO's {rule} rule aligns the inputs differently: {how}",
-                     _align_fix(plan, "OpenVINO"), notes)]
-        decisive = self.decisive(notes)
-        if decisive:
-            return [("differs", rule, "; ".join(f.note for f in decisive), "avoid these shapes on OpenVINO", notes)]
-        return []
-
-
-def _moved(spec: Plan, other: Plan) -> list:
-    """The inputs that ``other`` aligns differently from ``spec``: ``(i, spec's, other's)`` aligned shapes."""
-    out = []
-    for i in range(len(spec.inputs)):
-        a, b = spec.aligned_shape(i), other.aligned_shape(i)
-        if a != b:
-            out.append((i, a, b))
-    return out
-
-
-def _unsqueezes(plan: Plan) -> str:
-    """The Unsqueezes that give every input the output's rank, at the spec's alignment."""
-    return ", ".join(f"Unsqueeze {plan.names[i]} to {format_shape(plan.aligned_shape(i))}"
-                     for i in range(len(plan.inputs)) if len(plan.inputs[i]) != plan.ndim)
-
-
-def _align_fix(plan: Plan, target: str) -> str:
-    steps = _unsqueezes(plan)
-    if not steps:
-        return f"none that bcast knows: {target} cannot compute these shapes as the spec does"
-    return steps + f" (equal ranks: {target} then aligns as the spec does)"
-
-
-# ------------------------------------------------------------------------- ncnn
-
-
-class _PnnxNcnn(_Target):
-    """``ncnn``: the model as pnnx converts it and ncnn runs it (:mod:`bcast.frameworks.ncnn.lint_pnnx`)."""
-
-    name = "ncnn"
-
-    def __init__(self, shapes: Shapes, graph, parent=None) -> None:
-        super().__init__(shapes, graph, parent)
-        # pnnx's batch axes are solved per graph: a body's values from outside it count as having none
-        self.ctx = lint_pnnx.Context(SimpleNamespace(graph=graph), shapes)
-
-    def context(self, site: Site) -> tuple:
-        return self.ctx.key(site)
-
-    def check(self, site: Site) -> list:
-        return lint_pnnx.check(site, self.ctx)
-
-    def finish(self, model) -> list:
-        return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
-                        tuple(self.shapes.get(n) if n else None for n in node.input),
-                        node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
-                for i, node, reason, fix in lint_pnnx.unconvertible(model, self.shapes, self.ctx,
-                                                                     getattr(self, "source", None))]
-
-
-_TARGETS = {"onnx": _Onnx, "ncnn": _PnnxNcnn, "openvino": _OpenVINO}  # onnx2ncnn: its own module (_target)
-
-
-def _target(name: str) -> type:
-    """The checks of a target (those of a module of their own are imported when first used)."""
-    if name == "onnx2ncnn":
-        from ..frameworks.ncnn.lint_onnx2ncnn import Onnx2ncnn
-
-        return Onnx2ncnn
-    return _TARGETS[name]
-
-
 # --------------------------------------------------------------------------- the entry points
 
 
-def _spec_findings(site: Site, failed: dict, checker: _Target) -> list:
+def _spec_findings(site: Site, failed: dict[str, str], checker: Target) -> list[Row]:
     """What the node's own spec says: unknown shapes, invalid, unproven."""
     if site.unknown:
         why = [f"{n!r}" + _origin(n, failed, checker.shapes) for n in site.unknown]
-        return [("unknown", None, "the shape of " + ", ".join(why) + " is not known (not even its rank): "
-                 "the node cannot be checked",
-                 "declare the shapes (graph inputs, value_info), or make them inferable by onnx", ())]
+        return [Row("unknown", None, "the shape of " + ", ".join(why) + " is not known (not even its rank): "
+                    "the node cannot be checked",
+                    "declare the shapes (graph inputs, value_info), or make them inferable by onnx")]
     if isinstance(site.spec, InputError):
-        return [("invalid", site.version.rule, str(site.spec), "fix the node's attributes", ())]
+        return [Row("invalid", site.version.rule, str(site.spec), "fix the node's attributes")]
     if isinstance(site.spec, BroadcastError):
         e = site.spec
-        return [("invalid", e.rule, str(e), "change the shapes (or the node's attributes) so that they broadcast "
-                 f"under its rule; `{_explain_cmd(e)}` shows the alignment", checker.notes(e, site.op.name))]
-    if site.plan.constraints:
-        need = "; ".join(str(c) for c in site.plan.constraints)
-        return [("unproven", site.plan.rule,
-                 f"the shapes broadcast only if {need} (onnx shape inference assumes so without a word)",
-                 "make sure the sizes meet it, or give those dims static sizes", ())]
+        return [Row("invalid", e.rule, str(e), "change the shapes (or the node's attributes) so that they "
+                    f"broadcast under its rule; `{_explain_cmd(e)}` shows the alignment",
+                    checker.notes(e, site.op.name))]
+    plan = site.plan
+    if plan is not None and plan.constraints:
+        need = "; ".join(str(c) for c in plan.constraints)
+        return [Row("unproven", plan.rule,
+                    f"the shapes broadcast only if {need} (onnx shape inference assumes so without a word)",
+                    "make sure the sizes meet it, or give those dims static sizes")]
     return []
 
 
@@ -454,41 +268,46 @@ def _origin(name: str, failed: dict, shapes: Shapes) -> str:
     return " (a graph input without a shape)" if any(v.name == name for v in shapes.graph.input) else ""
 
 
-def _make(site: Site, target: str, row) -> Finding:
-    kind, rule, reason, fix, notes = row
+def _make(site: Site, target: str, row: Row) -> Finding:
     out = site.node.output[0] if site.node.output else ""
     return Finding(site.label, site.op.name, site.opset, site.inputs, site.shapes, out,
-                   site.plan.shape if site.plan is not None else None, kind, target, rule, reason, fix, tuple(notes),
-                   site.path)
+                   site.plan.shape if site.plan is not None else None, row.kind, target, row.rule, row.reason,
+                   row.fix, tuple(row.notes), site.path)
 
 
 #: The target's rows of each distinct site, keyed on (target, site key, context): a check reads nothing else,
 #: and models repeat few shapes (bounded, as bcast's plan cache).
-_CHECKS = PlanCache()
-_NAME = operator.attrgetter("name")
-_SPECS = PlanCache()  # site key -> its plan or error
+_CHECKS: BoundedCache[tuple, tuple[Row, ...]] = BoundedCache()
+
+
+def checker(target: str, shapes: Shapes, graph: Any) -> Target:
+    """The checks of ``target`` for the main graph ``graph``, with the runtimes whose deviation records
+    speak for it."""
+    made: Target = TARGET_CHECKS[target](shapes, graph)
+    made.runtimes, made.decisive_runtimes = _RUNTIMES[target], _DECISIVE[target]
+    return made
 
 
 def lint_report(model, target: str = "onnx") -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
     if target not in TARGETS:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
-    locations = []
+    locations: list[str] = []
     proto = load(model, locations=locations)
     shapes = Shapes(proto)
     report = Report(target, shapes.opset, 0, 0)
     walk = Walk(proto)
     walk.count(proto.graph)
-    checker = _target(target)(shapes, proto.graph)
+    checks = checker(target, shapes, proto.graph)
     if isinstance(model, (str, os.PathLike)):  # the file's own name and its external data files
-        checker.source = (os.fspath(model), tuple(locations))
-    _lint_graph(proto.graph, shapes, checker, (), walk, report, {})
-    report.findings += checker.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
+        checks.source = (os.fspath(model), tuple(locations))
+    _lint_graph(proto.graph, shapes, checks, (), walk, report, {})
+    report.findings += checks.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
     return report
 
 
-def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Walk, report: Report,
-                failed: dict) -> None:
+def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, ...], walk: Walk, report: Report,
+                failed: dict[str, str]) -> None:
     """Lint one graph (and, depth first, the graphs inside its nodes) into ``report``.  ``failed``: output
     name -> label of the node that made it without a plan."""
     target = checker.name
@@ -512,14 +331,18 @@ def _lint_graph(graph, shapes: Shapes, checker: _Target, prefix: tuple, walk: Wa
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
-            rows += value_rows(_DECISIVE[target], checker.route(site),
-                               lambda: tuple(map(shapes.elem_type, site.inputs)), site.op.name)
+            rows += value_rows(_DECISIVE[target], checker.route(site), partial(_elem_types, shapes, site.inputs),
+                               site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
 
 
-def lint(model, target: str = "onnx") -> list:
+def _elem_types(shapes: Shapes, names: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(map(shapes.elem_type, names))
+
+
+def lint(model: Any, target: str = "onnx") -> list[Finding]:
     """Check every broadcasting node of an ONNX model for ``target``.
 
     Parameters

@@ -34,6 +34,8 @@ This module imports onnx: ``import bcast`` never imports it.
 from __future__ import annotations
 
 import os
+from collections.abc import MutableMapping
+from typing import Any
 from itertools import chain
 from operator import attrgetter
 import stat
@@ -73,7 +75,7 @@ MAX_ENTRIES = 10_000_000
 # --------------------------------------------------------------------------- loading
 
 
-def load(model, *, what: str = "model", locations: list | None = None) -> "onnx.ModelProto":
+def load(model, *, what: str = "model", locations: list | None = None) -> onnx.ModelProto:
     """The model in ``model`` (a path or a ``ModelProto``), checked whole, external data loaded.
 
     ``locations``: a list that receives the external-data file names the initializers named (loading
@@ -454,22 +456,26 @@ class Shapes:
     """
 
     def __init__(self, model, *, infer: bool = True) -> None:
-        self.opset = default_opset(model)
+        opset = default_opset(model)
+        if opset is None:  # (load refuses such a model)
+            raise InputError("the model has no opset_import for the default ONNX domain")
+        self.opset: int = opset
         self.ir_version = model.ir_version
         self.opset_imports = list(model.opset_import)
         inferred = _infer(model) if infer else model
         g = inferred.graph
-        self._info = {v.name: v for v in (*g.input, *g.value_info, *g.output)}  # as onnx knows them
-        self.initializers = {t.name: t for t in model.graph.initializer}
+        # as onnx knows them
+        self._info: MutableMapping[str, Any] = {v.name: v for v in (*g.input, *g.value_info, *g.output)}
+        self.initializers: MutableMapping[str, Any] = {t.name: t for t in model.graph.initializer}
         # a sparse initializer is named by its values; its shape is its dims (onnx's inference uses them
         # for the nodes it feeds, and reports no value_info for it)
-        self.sparse = {sp.values.name: sp for sp in model.graph.sparse_initializer}
-        self._shapes = {}  # name -> shape, filled on demand and by set()
-        self.bcast_only = set()  # names whose shape bcast knows and onnx did not
+        self.sparse: MutableMapping[str, Any] = {sp.values.name: sp for sp in model.graph.sparse_initializer}
+        self._shapes: MutableMapping[str, Any] = {}  # name -> shape, filled on demand and by set()
+        self.bcast_only: set[str] = set()  # names whose shape bcast knows and onnx did not
         self.graph = model.graph
         self.inferred = g  # the graph as onnx's inference left it (its subgraphs carry their value_info)
 
-    def scope(self, graph, inferred=None) -> "Shapes":
+    def scope(self, graph, inferred=None) -> Shapes:
         """The shapes seen from inside ``graph``, a subgraph (an If branch, a Loop or Scan body) of a
         node of this graph: its own values (from ``inferred``, its counterpart in onnx's inferred
         model, whose value_info onnx filled in), then every value of the outer scopes, bcast's shapes
@@ -543,7 +549,8 @@ class Shapes:
     def follow(self, node) -> None:
         """For a node that is not a broadcasting op: when one of its inputs has a shape only
         bcast knows and an output has none, run onnx's inference on this node alone."""
-        if not self.bcast_only or not any(n in self.bcast_only for n in node.input) or all(self.get(o) is not None for o in node.output):
+        if (not self.bcast_only or not any(n in self.bcast_only for n in node.input)
+                or all(self.get(o) is not None for o in node.output)):
             return
         if any(n and self.get(n) is None for n in node.input) or node.domain not in DEFAULT_DOMAINS:
             return

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from onnx import TensorProto as T
 
-from ..frameworks.deviations import DEVIATIONS, Finding
+from collections.abc import Callable
 
-__all__ = ["ELEMENT_TYPES", "OPENVINO_OPS", "value_rows"]
+from ..frameworks.deviations import DEVIATIONS, Deviation, Finding
+from .target import Row
+
+__all__ = ["ELEMENT_TYPES", "value_rows"]
 
 _FLOATS = frozenset({T.FLOAT, T.DOUBLE, T.FLOAT16, T.BFLOAT16})
 _INTS = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32, T.INT64, T.UINT64})
@@ -38,16 +41,10 @@ ELEMENT_TYPES = {
                                                       or types[1] in (T.FLOAT, T.DOUBLE)),
 }
 
-#: ONNX op -> the op OpenVINO's ONNX frontend makes of it (as bcast.openvino's op table spells it).
-OPENVINO_OPS = {"Add": "Add", "Sub": "Subtract", "Mul": "Multiply", "Div": "Divide", "Pow": "Power",
-                "Max": "Maximum", "Min": "Minimum", "Sum": "Add", "PRelu": "PRelu", "Where": "Select",
-                "Greater": "Greater", "GreaterOrEqual": "GreaterEqual", "Less": "Less", "LessOrEqual": "LessEqual",
-                "Equal": "Equal", "SquaredDifference": "SquaredDifference"}
-
-_BY_RUNTIME: dict = {}  # runtime prefixes -> {op: [records]}
+_BY_RUNTIME: dict[tuple[str, ...], dict[str, list[Deviation]]] = {}  # runtime prefixes -> {op: [records]}
 
 
-def _records(prefixes: tuple) -> dict:
+def _records(prefixes: tuple[str, ...]) -> dict[str, list[Deviation]]:
     found = _BY_RUNTIME.get(prefixes)
     if found is None:
         found = _BY_RUNTIME[prefixes] = {}
@@ -58,7 +55,8 @@ def _records(prefixes: tuple) -> dict:
     return found
 
 
-def value_rows(prefixes: tuple, op: str | None, types, onnx_op: str) -> list:
+def value_rows(prefixes: tuple[str, ...], op: str | None, types: Callable[[], tuple[int, ...]], onnx_op: str
+               ) -> list[Row]:
     """The ``values`` rows for a node that the target runs as ``op`` (None: a kernel the registry does not
     name), with input element types ``types()`` (called only when a record concerns the op), on the
     runtimes whose names start with ``prefixes``."""
@@ -68,17 +66,17 @@ def value_rows(prefixes: tuple, op: str | None, types, onnx_op: str) -> list:
     records = (*table.get(op, ()), *table.get("*", ()))
     if not records:
         return []
-    types = types()
-    rows = []
+    elem = types()
+    rows: list[Row] = []
     for dev in records:
         concerns = ELEMENT_TYPES.get(dev.id)
-        if concerns is not None and not concerns(types):
+        if concerns is not None and not concerns(elem):
             continue
         as_op = "" if op == onnx_op else f" as {op}"
         note = f"{dev.runtime} runs {onnx_op}{as_op}: {dev.behaviour}"
         fix = "make sure the inputs avoid what the record's condition says: " + dev.condition
         if op in ("POW", "RPOW"):
             fix = "for x ** 2 or x ** 3 write x * x (* x), which ncnn computes right; else keep the base > 0"
-        rows.append(("values", None, f"{dev.runtime} runs {onnx_op}{as_op}, whose kernel computes other values than "
-                     f"the spec on some inputs ({dev.id}; see the note)", fix, (Finding(dev, note),)))
+        rows.append(Row("values", None, f"{dev.runtime} runs {onnx_op}{as_op}, whose kernel computes other values "
+                        f"than the spec on some inputs ({dev.id}; see the note)", fix, (Finding(dev, note),)))
     return rows

@@ -7,9 +7,9 @@ runs the rule, and returns a :class:`~bcast.core.plan.Plan` or raises a
 
 from __future__ import annotations
 
-from ..core._format import brief
+from ..core._format import brief, lookup_notation
 from ..core.dims import MAX_DIM
-from ..core.errors import BroadcastError, InputError
+from ..core.errors import InputError
 from ..core.plan import Plan
 from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
 from ._cache import PLANS, plan_key
@@ -69,7 +69,7 @@ def infer(*shapes, rule: str = "numpy", names=None, policy: str = "permissive", 
     Traceback (most recent call last):
     ...
     bcast.core.errors.BroadcastError: numpy: cannot broadcast A (N,3) with B (M,1); policy strict: not provable from the shapes alone, it needs N == M or N == 1 or M == 1
-    """
+    """  # noqa: E501 - a doctest's message is one line
     key = plan_key(rule, shapes, names, policy, attrs)
     plan = PLANS.get(key) if key is not None else None
     if plan is None:
@@ -111,9 +111,8 @@ def result_shape(*shapes, rule: str = "numpy", policy: str = "permissive", **att
             if out is not None:
                 return out
     plan = infer(*shapes, rule=rule, policy=policy, **attrs)
-    if plan.attr("ncnn_order"):
-        return plan.shape[::-1]
-    return plan.shape
+    n = lookup_notation(plan.notation)
+    return plan.shape if n is None else n.reorder(plan.shape)
 
 
 def _numpy2(a: tuple, b: tuple):

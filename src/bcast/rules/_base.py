@@ -118,7 +118,14 @@ def _is_int(value: Any) -> bool:
 @dataclass(frozen=True)
 class Rule:
     """A registered rule: its public name, how many inputs it takes and their
-    names, its attributes, and the plan function."""
+    names, its attributes, and the plan function.
+
+    What the views say of a rule's plans, declared by the rule (the views name no rule):
+    ``path``, which conversion path computes what the rule describes, said wherever the rule is
+    shown; ``unplaced``, how an input axis the rule maps to no output axis is described;
+    ``compare_attrs``, attributes ``compare`` gives the rule unless told otherwise;
+    ``compare_hint(shapes, attrs)``, a note ``compare`` adds to the rule's row (or ``""``).
+    """
 
     name: str
     func: Callable[["Ctx"], Plan]
@@ -129,6 +136,10 @@ class Rule:
     summary: str = ""
     source: str = ""
     framework: str = ""
+    path: str = ""
+    unplaced: str = "is a trailing 1 the rule ignores"
+    compare_attrs: tuple = ()
+    compare_hint: Callable[[tuple, dict], str] | None = None
 
     def operand_names(self, n: int) -> tuple:
         if self.max_inputs is None:
@@ -156,13 +167,16 @@ def _letters(i: int) -> str:
 RULES: dict[str, Rule] = {}
 
 
-def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary="", source="", framework=""):
-    """Decorator: register ``func`` as the rule ``name`` (names are unique)."""
+def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary="", source="", framework="",
+             **shown):
+    """Decorator: register ``func`` as the rule ``name`` (names are unique); ``shown``: what the views say
+    of it (:class:`Rule`'s ``path``, ``unplaced``, ``compare_attrs``, ``compare_hint``)."""
 
     def deco(func):
         if name in RULES:
             raise RuntimeError(f"rule {name!r} registered twice")
-        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source, framework)
+        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source, framework,
+                           **shown)
         return func
 
     return deco
@@ -233,7 +247,7 @@ class Ctx:
     def plan(self, shape, maps, **extra) -> Plan:
         attrs = [(k, v) for k, v in self.attrs.items()]
         attrs += list(extra.items())
-        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints)
+        return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints, self.notation)
 
 
 def right_aligned(shape, out_rank: int) -> tuple:

@@ -1,5 +1,8 @@
 """The plan cache: :func:`bcast.infer` remembers its plans, keyed on (rule, shapes, attrs).
 
+:class:`BoundedCache` is the bounded mapping it is made of; each instance holds one kind of value,
+its type parameter (:data:`PLANS`: plans; lint's: a node's rows; an op table's: runners).
+
 Plans are frozen values, so one plan can serve every call that asks the same
 question.  A key is made only from values whose type it records and whose
 equality means "the same question": shapes that are tuples of plain ints or
@@ -21,8 +24,16 @@ True
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-__all__ = ["MAX_PLANS", "PlanCache", "PLANS", "plan_key"]
+if TYPE_CHECKING:
+    from ..core.plan import Plan
+
+__all__ = ["MAX_PLANS", "BoundedCache", "PlanCache", "PLANS", "plan_key"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 #: How many plans the cache holds at most.
 MAX_PLANS = 4096
@@ -30,7 +41,7 @@ MAX_PLANS = 4096
 _ATOMS = frozenset({int, bool, str, type(None)})
 
 
-def _shape_ok(s) -> bool:
+def _shape_ok(s: Any) -> bool:
     if type(s) is str:
         return True
     if type(s) is not tuple:
@@ -41,7 +52,7 @@ def _shape_ok(s) -> bool:
     return True
 
 
-def _attrs_key(attrs: dict):
+def _attrs_key(attrs: dict[str, Any]) -> tuple | None:
     items = []
     for name in sorted(attrs):
         value = attrs[name]
@@ -52,7 +63,7 @@ def _attrs_key(attrs: dict):
     return tuple(items)
 
 
-def plan_key(rule, shapes: tuple, names, policy, attrs: dict):
+def plan_key(rule: Any, shapes: tuple, names: Any, policy: Any, attrs: dict[str, Any]) -> tuple | None:
     """The cache key of one :func:`bcast.infer` call, or None when it is not cacheable."""
     if type(rule) is not str or type(policy) is not str:
         return None
@@ -67,10 +78,10 @@ def plan_key(rule, shapes: tuple, names, policy, attrs: dict):
     return rule, policy, names, shapes, attrs_key
 
 
-class PlanCache:
-    """A bounded mapping key -> Plan; reads take no lock, inserts do.
+class BoundedCache(Generic[K, V]):
+    """A bounded mapping key -> one kind of value (``V``); reads take no lock, inserts do.
 
-    >>> c = PlanCache(2)
+    >>> c = BoundedCache[str, str](2)
     >>> for k in "abc":
     ...     c.put(k, k.upper())
     >>> c.get("a"), c.get("c"), len(c)
@@ -79,11 +90,11 @@ class PlanCache:
 
     def __init__(self, maxsize: int = MAX_PLANS) -> None:
         self.maxsize = maxsize
-        self._data: dict = {}
+        self._data: dict[K, V] = {}
         self._lock = threading.Lock()
-        self.get = self._data.get
+        self.get: Callable[[K], V | None] = self._data.get
 
-    def put(self, key, value) -> None:
+    def put(self, key: K, value: V) -> None:
         with self._lock:
             data = self._data
             while len(data) >= self.maxsize:
@@ -98,5 +109,9 @@ class PlanCache:
         return len(self._data)
 
 
+#: The name the op tables' runner caches still use (bcast.frameworks.*.ops); a cache of plans is
+#: ``BoundedCache[tuple, Plan]``.
+PlanCache = BoundedCache
+
 #: The cache :func:`bcast.infer` uses.
-PLANS = PlanCache()
+PLANS: BoundedCache[tuple, Plan] = BoundedCache()

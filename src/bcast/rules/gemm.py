@@ -14,6 +14,7 @@ optional since Gemm-11.  The output is (M, N).
 from __future__ import annotations
 
 from ..core.dims import equal_constraint
+from ..core.plan import AxisMap
 from ._base import Attr, Ctx, fit_into, register, right_aligned
 
 TRANS_A = Attr("transA", "bool", False, "A is (K, M) and is transposed")
@@ -22,7 +23,7 @@ TRANS_B = Attr("transB", "bool", False, "B is (N, K) and is transposed")
 
 @register(
     "onnx-gemm", operands=("A", "B", "C"), min_inputs=2, max_inputs=3, attrs=(TRANS_A, TRANS_B),
-    framework="onnx",
+    framework="onnx", unplaced="is contracted (Gemm's K)",
     summary="Gemm: C unidirectionally broadcast to (M, N), rank <= 2",
     source="ONNX Gemm-13 (unidirectional C)",
 )
@@ -42,9 +43,10 @@ def plan(ctx: Ctx):
         )
     ctx.record(found)
     shape = (A[m_ax], B[n_ax])
-    maps = [[None, None], [None, None]]
-    maps[0][m_ax], maps[1][n_ax] = 0, 1
-    maps = [tuple(maps[0]), tuple(maps[1])]
+    map_a: list[int | None] = [None, None]  # A's K and B's K are contracted: on no output axis
+    map_b: list[int | None] = [None, None]
+    map_a[m_ax], map_b[n_ax] = 0, 1
+    maps: list[AxisMap] = [tuple(map_a), tuple(map_b)]
     if len(ctx.shapes) == 3:
         C = ctx.shapes[2]
         if len(C) > 2:

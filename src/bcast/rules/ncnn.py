@@ -30,8 +30,11 @@ it depends on the sizes.  Constraints name axes in numpy order.
 
 from __future__ import annotations
 
-from ..core._format import format_shape
-from ..core.dims import UNKNOWN, equals, is_static, value_constraint
+from dataclasses import replace
+
+from ..core._format import Notation, format_shape, register_notation
+from ..core.dims import UNKNOWN, Dim, equals, is_static, value_constraint
+from ..core.plan import AxisMap
 from ..core.errors import InputError
 from ._base import Attr, Ctx, merge_all, register
 
@@ -40,12 +43,29 @@ BATCH = Attr("ncnn_batch", "choice", "keep",
              "keep: every axis is an ncnn axis (the shapes are ncnn's blobs); drop: axis 0 of the "
              "highest-rank inputs is the batch axis a converter drops (a batch of 1)", choices=("keep", "drop"))
 MAX_RANK = 4
+#: ncnn's [w,h,d,c]: how ``ncnn_order`` shapes are written back in messages, tables and ``--json``.
+NCNN = register_notation(Notation("ncnn", "[w,h,d,c]", ("w", "hw", "chw", "cdhw")))
+
+
+#: What the rule describes, said wherever it is shown (which conversion path computes it).
+PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
+        "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
+        "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
+
+
+def _compare_hint(shapes: tuple, attrs: dict) -> str:
+    """compare's note where the highest-rank shapes (rank 2 or more) all start with a 1 (NCHW with a
+    batch of 1) and the row reads axis 0 as an ncnn axis."""
+    top = max((len(s) for s in shapes), default=0)
+    if attrs.get("ncnn_batch") == "keep" and top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top):
+        return "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+    return ""
 
 
 def garbage_shape(shapes, maps, out_rank) -> tuple:
     """What ncnn outputs for a pair it cannot do: the per-axis max of the expanded shapes.
     Shared with the deviation registry (``ncnn-garbage``)."""
-    out = [1] * out_rank
+    out: list[Dim] = [1] * out_rank
     for s, m in zip(shapes, maps):
         for k, ax in enumerate(m):
             out[ax] = max(out[ax], s[k]) if is_static(out[ax]) and is_static(s[k]) else UNKNOWN
@@ -53,37 +73,41 @@ def garbage_shape(shapes, maps, out_rank) -> tuple:
 
 
 def _show(ctx: Ctx, shape) -> str:
-    return format_shape(shape[::-1], ncnn=True) if ctx.notation == "ncnn" else format_shape(shape)
+    return NCNN.shape(shape) if ctx.notation == NCNN.name else format_shape(shape)
 
 
 @register(
-    "ncnn", operands=("A", "B"), attrs=(ORDER, BATCH), framework="ncnn",
+    "ncnn", operands=("A", "B"), attrs=(ORDER, BATCH), framework="ncnn", path=PATH,
+    compare_attrs=(("ncnn_batch", "keep"),), compare_hint=_compare_hint,  # the row says what it assumes of a batch
     summary="ncnn BinaryOp: rank 1-4; lower rank aligned to the LEADING axes (1-D: first axis, else last)",
     source="ncnn binaryop-broadcasting.md; src/layer/binaryop.cpp",
 )
-def plan(ctx: Ctx):
+def plan(given: Ctx):
+    """The rule.  It changes nothing in ``given``: it reads the shapes in numpy order (``ncnn_order``)
+    through a copy, and the blobs ncnn sees (the batch axis dropped) through another."""
+    ctx = given
     if ctx.attrs["ncnn_order"]:
         if ctx.attrs["ncnn_batch"] == "drop":
             raise InputError("ncnn: ncnn_batch=drop reads numpy-order shapes with a batch axis; shapes in ncnn's "
                              "[w,h,d,c] order (ncnn_order) are blobs, which have none")
-        ctx.shapes = tuple(s[::-1] for s in ctx.shapes)
-        ctx.notation = "ncnn"
-    full, dropped = ctx.shapes, _batch_inputs(ctx)
-    ctx.shapes = tuple(s[1:] if i in dropped else s for i, s in enumerate(full))  # the blobs ncnn sees
-    if dropped:
-        ctx.axis_offset, ctx.given = tuple(int(i in dropped) for i in range(len(full))), full
+        ctx = replace(ctx, shapes=tuple(NCNN.reorder(s) for s in ctx.shapes), notation=NCNN.name)
+    full, dropped = ctx, _batch_inputs(ctx)
+    if dropped:  # the blobs ncnn sees; constraints name each input's own axes, errors show the shapes as given
+        ctx = replace(ctx, shapes=tuple(s[1:] if i in dropped else s for i, s in enumerate(full.shapes)),
+                      axis_offset=tuple(int(i in dropped) for i in range(len(full.shapes))), given=full.shapes)
     A, B = ctx.shapes
     for i, s in enumerate(ctx.shapes):
         if len(s) > MAX_RANK:
             raise ctx.error(
-                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 ([w], [w,h], [w,h,c], "
+                f"{ctx.names[i]} has rank {len(s)}{_without_batch(ctx, i)}: an ncnn blob has rank 1 to 4 "
+                "([w], [w,h], [w,h,c], "
                 "[w,h,d,c]); pnnx would have to fold axes first",
                 kind="unsupported", operands=(i,),
             )
         if any(value_constraint(("", d), "!=", 0) is None for d in s):
             raise ctx.error(
                 f"{ctx.names[i]} has a 0-size dim{_without_batch(ctx, i)}: ncnn's BinaryOp mishandles an empty blob "
-                "(SIGFPE in ncnn 1.0.20261020, a wrong non-empty output for 1-D blobs)",
+                "(a SIGFPE, or a wrong non-empty output for 1-D blobs)",
                 kind="unsupported", operands=(i,),
             )
     for i, s in enumerate(ctx.shapes):
@@ -100,6 +124,7 @@ def plan(ctx: Ctx):
     H, L = ctx.shapes[hi], ctx.shapes[lo]
     out_rank = len(H)
     case = "same rank"
+    lmap: AxisMap
     if not L:
         case, lmap = "scalar", ()
     elif len(L) == out_rank:
@@ -117,7 +142,7 @@ def plan(ctx: Ctx):
             case, lmap = "outer axis", (out_rank - 1,)
     else:
         case, lmap = "inner axes", tuple(range(len(L)))
-    maps = [None, None]
+    maps: list[AxisMap] = [(), ()]
     maps[hi], maps[lo] = tuple(range(out_rank)), lmap
     nh, nl = ctx.names[hi], ctx.names[lo]
 
@@ -147,11 +172,17 @@ def plan(ctx: Ctx):
 
     blobs, blob_maps, alignment = ctx.shapes, tuple(maps), case
     if dropped:  # the batch axis is output axis 0, and only the dropped inputs have it
-        ctx.shapes, ctx.axis_offset, ctx.given = full, (), ()
+        ctx = full
         out_rank, alignment = out_rank + 1, f"{case}, batch axis dropped"
-        maps = [((0,) if i in dropped else ()) + tuple(a + 1 for a in m) for i, m in enumerate(maps)]
+        maps = [_after_batch(m, i in dropped) for i, m in enumerate(maps)]
     shape = merge_all(ctx, maps, out_rank, reason)
     return ctx.plan(shape, maps, alignment=alignment)
+
+
+def _after_batch(m: AxisMap, has_batch: bool) -> AxisMap:
+    """A blob's axis map in the output that has the batch axis first (on it, for an input that has it)."""
+    shifted = tuple(None if a is None else a + 1 for a in m)
+    return (0, *shifted) if has_batch else shifted
 
 
 def _without_batch(ctx: Ctx, i: int) -> str:

@@ -12,7 +12,7 @@ the other size (0 included: 0 with 1 is 0, 0 with 5 does not broadcast).
 Traceback (most recent call last):
 ...
 bcast.core.errors.BroadcastError: numpy: cannot broadcast A (2,3) with B (4,): axis -1 (A axis 1, B axis 0): 3 vs 4; dims must be equal or one of them 1
-"""
+"""  # noqa: E501 - a doctest's message is one line
 
 from __future__ import annotations
 

@@ -38,6 +38,7 @@ AXIS = Attr("axis", "int", None, "start axis of B in A; unset or -1 = suffix mat
 
 @register(
     "onnx-legacy", operands=("A", "B"), attrs=(BROADCAST, AXIS), framework="onnx (opset 1-6)",
+    compare_attrs=(("broadcast", 1),),  # compare shows what the legacy broadcast does, not its broadcast=0
     summary="opset<7 broadcast=1: B's dims (leading/trailing 1s aside) EQUAL A's from axis; output A",
     source="ONNX Add-1/Add-6 broadcast/axis (Caffe2 rule)",
 )
@@ -47,10 +48,10 @@ def plan(ctx: Ctx):
     if not ctx.attrs["broadcast"]:
         out_rank = max(ra, rb)
         maps = [right_aligned(A, out_rank), right_aligned(B, out_rank)]
-        why = "broadcast=0: the shapes must be identical (set broadcast=1 to broadcast B to A)"
+        identical = "broadcast=0: the shapes must be identical (set broadcast=1 to broadcast B to A)"
         if ra != rb:
-            raise ctx.error(f"{why}; rank {ra} vs {rb}", kind="rank", alignment=tuple(maps), out_rank=out_rank)
-        _require_equal(ctx, [(ax, ax) for ax in range(ra)], maps, why)
+            raise ctx.error(f"{identical}; rank {ra} vs {rb}", kind="rank", alignment=tuple(maps), out_rank=out_rank)
+        _require_equal(ctx, [(ax, ax) for ax in range(ra)], maps, identical)
         return ctx.plan(tuple(meet(a, b) for a, b in zip(A, B)), maps)
     if rb > ra:
         raise ctx.error(

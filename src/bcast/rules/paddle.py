@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..core._format import format_shape
 from ..core.dims import maybe_one, same, value_constraint
+from ..core.plan import AxisMap
 from ._base import Attr, Ctx, merge_all, register
 
 AXIS = Attr("axis", "int", -1, "where the lower-rank input starts in the other; -1 = right-aligned")
@@ -72,7 +73,7 @@ def plan(ctx: Ctx):
         )
     for k in range(kept, len(S)):
         ctx.record(value_constraint((ctx.label(small, k), S[k]), "==", 1))
-    maps = [None, None]
+    maps: list[AxisMap] = [(), ()]
     maps[big] = tuple(range(R))
     maps[small] = tuple(start + k if k < kept else None for k in range(len(S)))
     return ctx.plan(merge_all(ctx, maps, R, REASON), maps, start_axis=start)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..core._format import format_shape
 from ..core.dims import maybe_one, value_constraint
+from ..core.plan import AxisMap
 from ._base import Attr, Ctx, fit_into, register
 
 AXIS = Attr("axis", "int", -1, "start axis of B in A; -1 = rank(A) - rank(B)")
@@ -70,7 +71,7 @@ def place(ctx: Ctx, a: int, b: int, axis: int, target=None) -> tuple:
     for k in range(kept, rb):
         ctx.record(value_constraint((ctx.label(b, k), B[k]), "==", 1))
     mapping = tuple(start + k if start + k < ra else None for k in range(rb))
-    maps = [()] * len(ctx.shapes)
+    maps: list[AxisMap] = [()] * len(ctx.shapes)
     maps[a], maps[b] = tuple(range(ra)), mapping
     shape = fit_into(
         ctx, maps, A if target is None else target, [(a, k) for k in range(ra)],

@@ -39,7 +39,7 @@ def plan(ctx: Ctx):
         return ctx.plan(D, [tuple(range(len(D))), (1,)], alignment="per channel")
     maps, shape = into(
         ctx, 0, 1,
-        f"slope is neither per channel (1-D of length data[1]) nor numpy-broadcastable into data: "
+        "slope is neither per channel (1-D of length data[1]) nor numpy-broadcastable into data: "
         "its dim must equal data's or be 1",
     )
     return ctx.plan(shape, maps, alignment="numpy")

@@ -12,10 +12,11 @@ equal A's or be 1.  The output is A's shape.
 Traceback (most recent call last):
 ...
 bcast.core.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with B (2,3): axis -1 (A axis 1, B axis 1): 1 vs 3; B's dim must equal A's or be 1 (B is broadcast to A, never A to B)
-"""
+"""  # noqa: E501 - a doctest's message is one line
 
 from __future__ import annotations
 
+from ..core.plan import AxisMap
 from ._base import Ctx, fit_into, register, right_aligned
 
 
@@ -26,7 +27,7 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
     A, B = ctx.shapes[a], ctx.shapes[b]
     na, nb = ctx.names[a], ctx.names[b]
     out_rank = max(len(A), len(B))
-    maps = [None] * len(ctx.shapes)
+    maps: list[AxisMap | None] = [None] * len(ctx.shapes)
     maps[a], maps[b] = right_aligned(A, out_rank), right_aligned(B, out_rank)
     if len(B) > len(A):
         raise ctx.error(

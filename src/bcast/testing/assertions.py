@@ -109,12 +109,12 @@ def assert_broadcast(*shapes, rule: str = "numpy", expected: Any = _ANY, reason:
         raise AssertionError(f"{query}: broadcasts to {format_shape(got)}, expected a BroadcastError"
                              f"\n\n{explain_plan(plan, deviations=False)}")
     if expected is not _ANY:
-        want = as_shape(expected)
-        diff = shape_differences(got, want)
+        wanted = as_shape(expected)
+        diff = shape_differences(got, wanted)
         if diff:
             ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, shapes))
             lines = "\n".join(f"  {d}" for d in diff)
-            raise AssertionError(f"{query}: {ins} -> {format_shape(got)}, expected {format_shape(want)}\n{lines}"
+            raise AssertionError(f"{query}: {ins} -> {format_shape(got)}, expected {format_shape(wanted)}\n{lines}"
                                  f"\n\n{explain_plan(plan, deviations=False)}")
     return plan
 

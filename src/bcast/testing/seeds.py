@@ -16,7 +16,12 @@ Sources (the documents bcast started from; docs/design.md lists them):
   ov-bc3    004  OpenVINO Broadcast-3
 """
 
-S = ()  # "B is a scalar", shape (,)
+from typing import Any
+
+#: One row: (source, rule, shapes, attrs, expected output shape or None where the document refuses).
+Row = tuple[str, str, tuple, dict[str, Any], Any]
+
+S: tuple[int, ...] = ()  # "B is a scalar", shape (,)
 
 _ONNX_MULTI = [
     ((2, 3, 4, 5), S, (2, 3, 4, 5)),
@@ -32,7 +37,7 @@ _ONNX_UNI = [
     ((2, 3, 4, 5), (1, 3, 1, 5), (2, 3, 4, 5)),
 ]
 
-ONNX = (
+ONNX: list[Row] = (
     [("onnx-en multidirectional", "numpy", (a, b), {}, c) for a, b, c in _ONNX_MULTI]
     + [("onnx-zh multidirectional", "numpy", (a, b), {}, c) for a, b, c in _ONNX_MULTI]
     + [("onnx-en unidirectional", "unidirectional", (a, b), {}, c) for a, b, c in _ONNX_UNI]
@@ -83,8 +88,9 @@ OPENVINO = [
 # ncnn, in the document's [w,h,d,c] notation.
 _NCNN_A = [[2], [2, 3], [2, 3, 4], [2, 3, 4, 5]]
 
+_NO_DIMS: list[list[int]] = [[]]
 NCNN_SCALAR = [
-    (a, b, a) for a in _NCNN_A for b in [[]] + [[1] * r for r in range(1, len(a) + 1)]
+    (a, b, a) for a in _NCNN_A for b in _NO_DIMS + [[1] * r for r in range(1, len(a) + 1)]
 ]
 NCNN_SAME = [(a, a, a) for a in _NCNN_A]
 NCNN_EXPLICIT = [

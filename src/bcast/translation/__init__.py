@@ -1,5 +1,14 @@
-"""Translate a broadcast into another framework's explicit ops (``bcast.translate``)."""
+"""Translate a broadcast into another framework's explicit ops (``bcast.translate``).
 
-from .search import Recipe, TranslationError, run_many, translate
+:mod:`~bcast.translation.search` finds the minimal recipe over the target's :mod:`~bcast.translation.forms`;
+:mod:`~bcast.translation.build` writes its steps, :mod:`~bcast.translation.text` their text;
+:mod:`~bcast.translation.runtimes` builds and runs them on the real runtimes.
+"""
 
-__all__ = ["Recipe", "TranslationError", "run_many", "translate"]
+from .ops import OPS, Op
+from .recipe import TARGETS, Recipe, TranslationError
+from .runtimes import model, run_many
+from .search import translate
+from .step import Step
+
+__all__ = ["OPS", "TARGETS", "Op", "Recipe", "Step", "TranslationError", "model", "run_many", "translate"]

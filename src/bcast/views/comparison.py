@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..frameworks import framework, plan as plan_op
 from ..frameworks.deviations import findings_for
 from ..core.dims import json_shape
 from ..core._format import brief
 from ..core.errors import BroadcastError, InputError
+from ..core.plan import Plan
 from ..rules import RULES, infer
 from ..core.shapes import as_shape
 
-__all__ = ["compare", "short_reason"]
+__all__ = ["compare", "compare_ops", "short_reason"]
 
 
 def short_reason(err: BroadcastError) -> str:
@@ -18,7 +22,7 @@ def short_reason(err: BroadcastError) -> str:
     return f"{where}; {err.reason}" if where else err.reason
 
 
-def compare(*shapes, **attrs) -> dict:
+def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
     """Every rule on the same shapes, side by side: the data behind ``bcast compare``.
 
     Each attribute goes to the rules that take it; ``onnx-legacy`` gets
@@ -33,42 +37,92 @@ def compare(*shapes, **attrs) -> dict:
     ['pdpd', 'onnx-legacy', 'paddle']
     """
     given = _checked(attrs)
-    shapes = [as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes)]
+    checked = [as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes)]
     if given.pop("ncnn_order", False):
-        shapes = [s[::-1] for s in shapes]
-    rows, findings = [], []
+        checked = [s[::-1] for s in checked]
+    rows: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = []
     for name, rule in RULES.items():
         names = [a.name for a in rule.attrs]
         use = {k: v for k, v in given.items() if k in names}
-        if name == "onnx-legacy" and "broadcast" not in use:
-            use["broadcast"] = 1
-        if name == "ncnn" and "ncnn_batch" not in use:
-            use["ncnn_batch"] = "keep"  # said in the row: what the ncnn row assumes of a batch axis
-        row = {"rule": name, "attrs": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in use.items()}}
-        n = len(shapes)
+        for k, v in rule.compare_attrs:  # said in the row: e.g. what the ncnn row assumes of a batch axis
+            use.setdefault(k, v)
+        row: dict[str, Any] = {"rule": name, "attrs": {k: _json(v) for k, v in use.items()}}
+        n = len(checked)
         if n < rule.min_inputs or (rule.max_inputs is not None and n > rule.max_inputs):
             row.update(ok=None, shape=None, error=None, note=f"n/a: takes {rule.arity_text()}")
         elif any(a.required and a.name not in use for a in rule.attrs):
             missing = [a.flag for a in rule.attrs if a.required and a.name not in use]
             row.update(ok=None, shape=None, error=None, note=f"n/a: needs {', '.join(missing)}")
         else:
+            result: Plan | BroadcastError
             try:
-                result = infer(*shapes, rule=name, **use)
+                result = infer(*checked, rule=name, **use)
             except BroadcastError as err:
                 result = err
                 row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
             else:
                 row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
-            if name == "ncnn" and use["ncnn_batch"] == "keep" and _leading_one(shapes):
-                hint = "axis 0 read as an ncnn axis; --ncnn-batch drop if it is a batch a converter drops"
+            hint = rule.compare_hint(tuple(checked), use) if rule.compare_hint else ""
+            if hint:
                 row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
             for f in findings_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
-    return {"inputs": [json_shape(s) for s in shapes], "rules": rows, "deviations": findings}
+    return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings}
 
 
-def _checked(attrs: dict) -> dict:
+def _json(value: Any) -> Any:
+    return list(value) if isinstance(value, (tuple, list)) else value
+
+
+def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any) -> dict[str, Any]:
+    """One framework's ops side by side on the same shapes (or only ``op``): the data behind
+    ``bcast compare --framework``.  The same keys as :func:`compare`; each row also names its
+    ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
+    does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
+    bears on: the records of this framework's runtimes (their package: onnx and onnxruntime for onnx).
+
+    >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
+    >>> [(r["op"], r["rule"], r["shape"]) for r in rows][:2], [r["op"] for r in rows if r["ok"] is None][:3]
+    ([('Add', 'numpy', [2, 3]), ('Sub', 'numpy', [2, 3])], ['BitShift', 'Where'])
+    """
+    checked = tuple(as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes))
+    ops = framework(name).ops() if op is None else (op,)
+    rows: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = []
+    for o in ops:
+        row: dict[str, Any] = {"rule": None, "framework": name, "op": o, "attrs": {}}
+        result: Plan | BroadcastError
+        try:
+            result = plan_op(name, o, *checked, **attrs)
+        except InputError as err:
+            if op is not None:  # the one op asked for: a bad request
+                raise
+            row.update(ok=None, shape=None, error=None, note=f"n/a: {err}")
+            rows.append(row)
+            continue
+        except BroadcastError as err:
+            result = err
+            row.update(ok=False, shape=None, error=err.to_dict(), note=short_reason(err))
+        else:
+            row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
+        row["rule"] = result.rule
+        row["attrs"] = {k: _json(v) for k, v in result.attrs if k != "alignment"}
+        for f in findings_for(result):
+            if not f.deviation.package.startswith(name):  # another framework's runtime (onnx's, on openvino's op)
+                continue
+            found = {"rule": result.rule, "ops": [o], **f.to_dict()}
+            same = [g for g in findings if {**g, "ops": [o]} == found]  # said once, naming every op it is about
+            if same:
+                same[0]["ops"].append(o)
+            else:
+                findings.append(found)
+        rows.append(row)
+    return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings}
+
+
+def _checked(attrs: dict[str, Any]) -> dict[str, Any]:
     """The attributes, each checked and normalized once by the first rule that takes it
     (None: not given); one that no rule takes is an InputError.
 
@@ -87,13 +141,7 @@ def _checked(attrs: dict) -> dict:
     return out
 
 
-def _leading_one(shapes) -> bool:
-    """Whether the highest-rank shapes (rank 2 or more) all start with a 1: NCHW with a batch of 1."""
-    top = max((len(s) for s in shapes), default=0)
-    return top >= 2 and all(s[0] == 1 for s in shapes if len(s) == top)
-
-
-def _note(plan) -> str:
+def _note(plan: Plan) -> str:
     """The alignment a rule chose, and the constraints the plan needs."""
     parts = [plan.attr("alignment") or ""] + [f"if {c}" for c in plan.constraints]
     return "; ".join(p for p in parts if p)

@@ -9,10 +9,11 @@ unknown and interval dims follow the verdict, one ``if`` line each.
 
 from __future__ import annotations
 
-from ..core._format import format_shape
+from ..core._format import format_shape, lookup_notation
 from ..frameworks.deviations import Finding, findings_for
 from ..core.errors import BroadcastError
-from ..core.plan import Plan
+from ..core.plan import Plan, install_explainer
+from ..rules import RULES, Rule
 
 __all__ = ["explain", "explain_plan", "explain_error"]
 
@@ -28,7 +29,8 @@ def explain(*shapes, rule: str = "numpy", **attrs) -> str:
 
 
 def _attrs_text(attrs) -> str:
-    shown = [f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in attrs if v is not None and v is not False and k != "alignment"]
+    shown = [f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in attrs
+             if v is not None and v is not False and k != "alignment"]
     return f" [{', '.join(shown)}]" if shown else ""
 
 
@@ -43,7 +45,8 @@ def _table(names, shapes, maps, out_rank, out=None, stretched=None, mark=None) -
         rows.append((name, cells))
     if out is not None:
         rows.append(("out", [str(d) for d in out]))
-    head = [("axis", [str(ax) for ax in range(out_rank)]), ("from right", [str(ax - out_rank) for ax in range(out_rank)])]
+    head = [("axis", [str(ax) for ax in range(out_rank)]),
+            ("from right", [str(ax - out_rank) for ax in range(out_rank)])]
     every = head + rows
     label_w = max(len(label) for label, _ in every)
     col_w = max([len(c.rstrip("*")) for _, cells in every for c in cells] + [1]) + 1
@@ -61,20 +64,26 @@ def _table(names, shapes, maps, out_rank, out=None, stretched=None, mark=None) -
     return lines
 
 
-def _ncnn_line(names, shapes, shape=None) -> str:
-    ins = ", ".join(f"{n} {format_shape(s[::-1], ncnn=True)}" for n, s in zip(names, shapes))
-    tail = f" -> {format_shape(shape[::-1], ncnn=True)}" if shape is not None else ""
-    return f"  in ncnn's [w,h,d,c] order: {ins}{tail} (the table is in numpy order)"
+def _notation_lines(notation: str, names, shapes, shape=None) -> list[str]:
+    """The shapes in the notation the caller wrote them in (ncnn's [w,h,d,c]); none for numpy's."""
+    n = lookup_notation(notation)
+    if n is None:
+        return []
+    ins = ", ".join(f"{name} {n.shape(s)}" for name, s in zip(names, shapes))
+    tail = f" -> {n.shape(shape)}" if shape is not None else ""
+    return [f"  in {n.name}'s {n.order} order: {ins}{tail} (the table is in numpy order)"]
 
 
-def _unplaced(rule, names, shapes, maps) -> list[str]:
-    lines = []
-    for name, shape, m in zip(names, shapes, maps):
-        for k, ax in enumerate(m):
-            if ax is None:
-                what = "is contracted (Gemm's K)" if rule == "onnx-gemm" else "is a trailing 1 the rule ignores"
-                lines.append(f"  {name} axis {k} (dim {shape[k]}) {what}")
-    return lines
+def _unplaced(rule: str, names, shapes, maps) -> list[str]:
+    r = RULES.get(rule)  # a plan made by hand may name no registered rule
+    what = r.unplaced if r else Rule.unplaced
+    return [f"  {name} axis {k} (dim {shape[k]}) {what}"
+            for name, shape, m in zip(names, shapes, maps) for k, ax in enumerate(m) if ax is None]
+
+
+def _path(rule: str) -> list[str]:
+    path = RULES[rule].path if rule in RULES else ""
+    return [f"  path: {path}"] if path else []
 
 
 def _findings(found: list[Finding]) -> list[str]:
@@ -87,19 +96,11 @@ def _findings(found: list[Finding]) -> list[str]:
     return lines
 
 
-#: What the ncnn rule describes, said wherever it is shown (which conversion path computes it).
-NCNN_PATH = ("ncnn's BinaryOp on these shapes as its blobs, as a raw BinaryOp computes them "
-             "(onnx2ncnn's output, a hand-written .param); pnnx inserts the reshapes numpy's alignment needs, so "
-             "a model converted by pnnx computes numpy's answer here (bcast lint --target ncnn checks the rest)")
-
-
 def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
-    if plan.rule == "ncnn":
-        lines.append(f"  path: {NCNN_PATH}")
-    if plan.attr("ncnn_order"):
-        lines.append(_ncnn_line(plan.names, plan.inputs, plan.shape))
+    lines += _path(plan.rule)
+    lines += _notation_lines(plan.notation, plan.names, plan.inputs, plan.shape)
     lines.append("")
     lines += _table(plan.names, plan.inputs, plan.axis_maps, len(plan.shape), plan.shape, plan.stretched)
     lines += _unplaced(plan.rule, plan.names, plan.inputs, plan.axis_maps)
@@ -120,10 +121,8 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
 def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
-    if err.rule == "ncnn":
-        lines.append(f"  path: {NCNN_PATH}")
-    if err.notation == "ncnn":
-        lines.append(_ncnn_line(err.names, err.shapes))
+    lines += _path(err.rule)
+    lines += _notation_lines(err.notation, err.names, err.shapes)
     lines.append("")
     if err.alignment is not None and err.out_rank is not None:
         mark = None if err.from_right is None else err.out_rank + err.from_right
@@ -142,3 +141,6 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
     if deviations:
         lines += _findings(findings_for(err))
     return "\n".join(lines)
+
+
+install_explainer(explain_plan)  # Plan.explain(), without the core importing this layer

@@ -41,11 +41,13 @@ from collections import ChainMap
 
 from ...core._format import format_shape
 from ...core.errors import BroadcastError
-from ...models.lint import _Target
+from ...models.target import Row, Target
 from .ops import FROM_ONNX as BINARYOPS
 from ...rules import infer
 
-__all__ = ["Onnx2ncnn", "memorydata_blob"]
+__all__ = ["TARGET", "Checks", "Onnx2ncnn", "memorydata_blob"]
+
+TARGET = "onnx2ncnn"
 
 #: The ops the converter turns into an Eltwise, a PReLU, or nothing (Expand before a BinaryOp).
 _HANDLED = frozenset({*BINARYOPS, "Sum", "PRelu", "Gemm", "Expand"})
@@ -90,10 +92,10 @@ def _computed_blob(shape: tuple, strict: bool = True) -> tuple:
     return shape[1:]
 
 
-class Onnx2ncnn(_Target):
+class Onnx2ncnn(Target):
     """The checks of target ``onnx2ncnn`` (see the module docstring)."""
 
-    name = "onnx2ncnn"
+    name = TARGET
 
     def __init__(self, shapes, graph, parent=None) -> None:
         super().__init__(shapes, graph, parent)
@@ -105,7 +107,8 @@ class Onnx2ncnn(_Target):
         for t in graph.initializer:
             self.weights[t.name] = tuple(t.dims)
         self.graph = graph
-        self.next_op = {}  # output name -> op of the node right after its maker, when that node reads it
+        # output name -> op of the node right after its maker, when that node reads it
+        self.next_op: dict[str, str] = {}
 
     def bind(self, caller, formals: dict) -> None:
         for formal, actual in formals.items():
@@ -191,13 +194,13 @@ class Onnx2ncnn(_Target):
     def check(self, site) -> list:
         op = site.op.name
         if op not in _HANDLED:
-            return [("unsupported", None, f"onnx2ncnn has no conversion for {op}: it prints \"{op} not supported "
+            return [Row("unsupported", None, f"onnx2ncnn has no conversion for {op}: it prints \"{op} not supported "
                      f"yet!\" and writes a layer of type {op}, which ncnn cannot load",
                      "compute it with ops onnx2ncnn converts, or convert with pnnx", ())]
         if op == "Expand":
             return [] if self._fused_expand(site) else [
-                ("unsupported", None, "onnx2ncnn converts Expand only when the next node is an Add/Sub/Mul/Div/Min/Max "
-                 "that reads it (it drops it): otherwise it writes a layer ncnn cannot load",
+                Row("unsupported", None, "onnx2ncnn converts Expand only when the next node is an "
+                 "Add/Sub/Mul/Div/Min/Max that reads it (it drops it): otherwise it writes a layer ncnn cannot load",
                  "let the BinaryOp that reads it broadcast instead", ())]
         if op == "Gemm":
             return []
@@ -213,7 +216,7 @@ class Onnx2ncnn(_Target):
     def _sum(self, site) -> list:
         if len(set(site.plan.inputs)) <= 1:
             return []
-        return [("unsupported", None, "onnx2ncnn writes Sum as ncnn's Eltwise SUM, which does not broadcast: the "
+        return [Row("unsupported", None, "onnx2ncnn writes Sum as ncnn's Eltwise SUM, which does not broadcast: the "
                  f"inputs {', '.join(format_shape(s) for s in site.plan.inputs)} differ",
                  "broadcast with Add (a BinaryOp) instead", ())]
 
@@ -221,7 +224,7 @@ class Onnx2ncnn(_Target):
         plan = site.plan
         slope = site.inputs[1]
         if slope not in self.weights:
-            return [("unsupported", None, "onnx2ncnn reads PRelu's slope from the initializers: a computed "
+            return [Row("unsupported", None, "onnx2ncnn reads PRelu's slope from the initializers: a computed "
                      "slope is written as no slope at all", "make the slope an initializer", ())]
         dims = self.weights[slope]
         n = 1
@@ -231,7 +234,7 @@ class Onnx2ncnn(_Target):
         varying = [ax for ax, d in enumerate(aligned) if d != 1]
         if n == 1 or (varying == [1] and plan.ndim >= 2):
             return []
-        return [("differs", None, f"onnx2ncnn writes PRelu as ncnn's PReLU with {n} slopes, one per channel (the "
+        return [Row("differs", None, f"onnx2ncnn writes PRelu as ncnn's PReLU with {n} slopes, one per channel (the "
                  f"outermost axis of the blob, axis 1 of {format_shape(plan.shape)}); the spec aligns the slope "
                  f"{format_shape(dims)} as {format_shape(aligned)}",
                  "apply the slope with Mul/Max/Min, or give it the shape (C,1,...) of a per-channel slope", ())]
@@ -242,8 +245,8 @@ class Onnx2ncnn(_Target):
         if len(plan.inputs) == 1:
             return []
         if len(plan.inputs) > 2:
-            return [("unsupported", None, f"onnx2ncnn writes one BinaryOp {binop} for {len(plan.inputs)} inputs: ncnn's "
-                     "BinaryOp reads two", "chain two-input nodes", ())]
+            return [Row("unsupported", None, f"onnx2ncnn writes one BinaryOp {binop} for {len(plan.inputs)} "
+                     "inputs: ncnn's BinaryOp reads two", "chain two-input nodes", ())]
         if any(self.weights.get(n) == () for n in site.inputs):
             return []  # fuse_binaryop_with_scalar: the layer's scalar, always right
         batch = ""  # why the blobs are not what the model computes, besides the broadcast
@@ -253,26 +256,27 @@ class Onnx2ncnn(_Target):
             try:
                 blobs = self._operand_blobs(site, strict=False)  # what ncnn holds all the same
             except _Unconvertible:
-                return [("unsupported", "ncnn", str(e), self.fix(site) or "none that bcast knows", ())]
+                return [Row("unsupported", "ncnn", str(e), self.fix(site) or "none that bcast knows", ())]
             batch = f"{e}; "
         try:
             q = infer(*blobs, rule="ncnn", names=plan.names)
         except BroadcastError as e:
-            return [("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
+            return [Row("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
                      f"{_blob_text(plan.names, blobs)}: {e.reason}", self.fix(site) or "none that bcast knows",
                      self.notes(e, binop))]
         if batch:
-            return [("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
+            return [Row("unsupported", "ncnn", f"{batch}onnx2ncnn writes a raw BinaryOp {binop} on blobs "
                      f"{_blob_text(plan.names, blobs)}", self.fix(site) or "none that bcast knows", ())]
         notes = self.notes(q, binop)
         wrong = _misaligned(plan, q)
         if wrong:
-            return [("differs", "ncnn", f"onnx2ncnn writes a raw BinaryOp {binop} on blobs "
+            return [Row("differs", "ncnn", f"onnx2ncnn writes a raw BinaryOp {binop} on blobs "
                      f"{_blob_text(plan.names, blobs)}, which ncnn aligns {wrong}: it computes {binop} on other "
                      "elements than the spec", self.fix(site) or "none that bcast knows", notes)]
         decisive = self.decisive(notes)
         if decisive:
-            return [("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn", notes)]
+            return [Row("unsupported", "ncnn", "; ".join(f.note for f in decisive), "avoid these shapes on ncnn",
+                        notes)]
         return []
 
     def fix(self, site):
@@ -331,3 +335,6 @@ def _misaligned(plan, q) -> str:
             out.append(f"{plan.names[i]} as {format_shape(b)}, not {format_shape(a)}")
     return "; ".join(out)
 
+
+#: The checks of the target (the name :mod:`bcast.models.target` looks for).
+Checks = Onnx2ncnn

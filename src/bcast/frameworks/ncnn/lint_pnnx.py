@@ -6,7 +6,7 @@ BinaryOp raw.  What it does, read from Tencent/ncnn ``tools/pnnx/src``
 of ``tests/models/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
 1.0.20261020 (``tests/models/test_convert_corpus.py``):
 
-- **The batch axis** (``pass_ncnn/solve_batch_index.cpp``): a tensor has one
+- **The batch axis** (``pass_ncnn/solve_batch_index.cpp``, :mod:`bcast.frameworks.ncnn.pnnx_batch`): a tensor has one
   only where pnnx can tell: the input and output of a layer it knows to be
   batched (convolutions, pooling, normalizations, PReLU, interpolation, ...:
   :data:`BATCHED_OPS`), spread forward and backward through the graph
@@ -50,18 +50,22 @@ from __future__ import annotations
 
 import math
 import os
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
 from ...core._format import format_shape as _fs
 from ...core.dims import is_one
+from ...models.findings import Finding
+from ...models.onnx_model import node_label
+from ...models.target import Row, Site, Target
+from .pnnx_batch import REDUCTIONS, batch_reductions, rows, solve_batch
 
-#: ONNX ops that pnnx maps to a layer of solve_batch_index.cpp's is_known_operator_with_batch_index_0 list.
-BATCHED_OPS = frozenset({
-    "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
-    "BatchNormalization", "InstanceNormalization", "LayerNormalization", "GroupNormalization", "PRelu",
-    "Resize", "Upsample", "LRN", "DepthToSpace", "SpaceToDepth", "GridSample", "RMSNormalization",
-})
+__all__ = ["TARGET", "Checks", "Context", "check", "exact_power", "solve_batch", "unconvertible"]
+
+TARGET = "ncnn"
+
 #: Ops pnnx leaves as torch functions that no pass_ncnn pass converts: ncnn has no layer for them.
 NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq", "GreaterOrEqual": "torch.ge",
                  "LessOrEqual": "torch.le", "Where": "torch.where", "And": "torch.logical_and",
@@ -72,191 +76,19 @@ NO_NCNN_LAYER = {"Greater": "torch.gt", "Less": "torch.lt", "Equal": "torch.eq",
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Mod", "Sum", "Mean"})
 _POSITIVE = frozenset({"Sigmoid", "Exp", "Softplus"})
 _SHAPE_OPS = frozenset({"Shape", "Size"})
-NONE = None  # no batch axis (pnnx's 233)
-
-
-def _attr(node, name, default=None):
-    for a in node.attribute:
-        if a.name == name:
-            import onnx
-            return onnx.helper.get_attribute_value(a)
-    return default
-
-
-def _axes(node, shapes, rank):
-    axes = _attr(node, "axes")
-    if axes is None and len(node.input) > 1 and node.input[1]:
-        values = shapes.constant(node.input[1])
-        axes = None if values is None else [int(v) for v in values.ravel()]
-    return None if axes is None else sorted(a % rank for a in axes) if rank else list(axes)
-
-
-def _forward(node, b, shapes):
-    """Where the batch axis ``b`` of the node's first input lands in its output (NONE: gone)."""
-    t = node.op_type
-    x = shapes.get(node.input[0]) if node.input else None
-    rank = len(x) if x is not None else 0
-    if t == "Transpose":
-        perm = _attr(node, "perm")
-        perm = list(perm) if perm is not None else list(range(rank))[::-1]
-        return perm.index(b) if b in perm else NONE
-    if t == "Unsqueeze":
-        out = shapes.get(node.output[0])
-        axes = _axes(node, shapes, len(out) if out is not None else 0)
-        if axes is None:
-            return NONE
-        for a in axes:
-            if a <= b:
-                b += 1
-        return b
-    if t == "Squeeze":
-        axes = _axes(node, shapes, rank)
-        if axes is None:
-            axes = [k for k, d in enumerate(x or ()) if d == 1]
-        return NONE if b in axes else b - sum(a < b for a in axes)
-    if t == "Reshape":
-        out = shapes.get(node.output[0])
-        if x is None or out is None or b != 0 or not out:
-            return NONE
-        return 0 if x[0] == out[0] else NONE  # pnnx's keep_batch_index for axis 0; other cases given up
-    if t == "Flatten":
-        axis = _attr(node, "axis", 1) % max(rank, 1)
-        return b if b < axis and axis == 1 else NONE
-    return b
-
-
-def _backward(node, b, shapes):
-    """Where the batch axis ``b`` of the node's output is in its first input (NONE: not there)."""
-    t = node.op_type
-    x = shapes.get(node.input[0]) if node.input else None
-    if t == "Transpose":
-        perm = _attr(node, "perm")
-        perm = list(perm) if perm is not None else list(range(len(x or ())))[::-1]
-        return perm[b] if b < len(perm) else NONE
-    if t in ("Unsqueeze", "Squeeze", "Reshape", "Flatten"):
-        for k in range(len(x or ())):
-            if _forward(node, k, shapes) == b:
-                return k
-        return NONE
-    return b
-
-
-#: The ops that move the batch axis (solve_batch_index.cpp's permute/transpose/squeeze/unsqueeze/reshape/flatten);
-#: every other op keeps it where it is, on every input and output.
-_MOVERS = frozenset({"Transpose", "Unsqueeze", "Squeeze", "Reshape", "Flatten"})
-
-
-def _rows(model) -> list:
-    """``(node, op_type, inputs, outputs)`` of every node of the main graph (protobuf read once)."""
-    return [(n, n.op_type, tuple(n.input), tuple(n.output)) for n in model.graph.node]
-
-
-def solve_batch(model, shapes, nodes=None) -> dict:
-    """pnnx's batch axis of every value of the main graph: name -> axis (absent: none)."""
-    graph = model.graph
-    nodes = _rows(model) if nodes is None else nodes
-    if not any(t in BATCHED_OPS for _, t, _, _ in nodes):
-        return {}  # no layer pnnx knows to be batched: no batch axis anywhere (233)
-    varying = {v.name for v in graph.input} - {t.name for t in graph.initializer}
-    producers, consumers = {}, {}
-    for row in nodes:  # graph order: a value varies if it is computed from a graph input
-        _, _, ins, outs = row
-        if not varying.isdisjoint(ins):
-            varying.update(o for o in outs if o)
-        for o in outs:
-            producers[o] = row
-        for i in ins:
-            consumers.setdefault(i, []).append(row)
-    batch = {}
-    todo = []
-    for _, t, ins, outs in nodes:
-        if t in BATCHED_OPS and ins and outs:
-            for name in (ins[0], outs[0]):
-                if name in varying and name not in batch:
-                    batch[name] = 0
-                    todo.append(name)
-    while todo:
-        name = todo.pop()
-        b = batch[name]
-        for node, t, ins, outs in consumers.get(name, ()):
-            if t in BATCHED_OPS:
-                continue
-            if t in _MOVERS:
-                if ins[0] != name:
-                    continue
-                where = _forward(node, b, shapes)
-                if where is NONE:
-                    continue
-            else:
-                where = b
-            for o in outs:
-                if o and o not in batch and o in varying:
-                    batch[o] = where
-                    todo.append(o)
-        row = producers.get(name)
-        if row is None or row[1] in BATCHED_OPS or not row[2]:
-            continue
-        node, t, ins, _ = row
-        if t in _MOVERS:
-            where = _backward(node, b, shapes)
-            ins = ins[:1]
-            if where is NONE:
-                continue
-        else:
-            where = b
-        for i in ins:
-            if i and i not in batch and i in varying:
-                s = shapes.get(i)
-                if s is not None and where < len(s):
-                    batch[i] = where
-                    todo.append(i)
-    for name in list(batch):
-        s = shapes.get(name)
-        if s is not None and len(s) <= 1:
-            del batch[name]  # "always treat 1-dim tensor as no batch axis"
-    return batch
-
-
-#: The reductions pnnx maps to an ncnn Reduction (torch_mean.cpp, torch_sum.cpp, torch_max.cpp, ...).
-REDUCTIONS = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-                        "ReduceLogSumExp", "ReduceSumSquare", "ReduceLogSum"})
-
-
-def batch_reductions(model, shapes, batch: dict, nodes=None) -> dict:
-    """The values computed by a reduction over ncnn's batch axis (axis 0) of a batch larger than 1, and the
-    values one-input ops compute from them: name -> (the reduction's label, op, batch size)."""
-    from ...models.onnx_model import node_label
-
-    out = {}
-    if not batch:
-        return out
-    for i, (node, t, ins, outs) in enumerate(_rows(model) if nodes is None else nodes):
-        if not ins or not outs:
-            continue
-        x = ins[0]
-        if t in REDUCTIONS and batch.get(x) == 0:
-            s = shapes.get(x)
-            if s is None or not s or is_one(s[0]):
-                continue
-            axes = _axes(node, shapes, len(s))
-            if axes is None and _attr(node, "noop_with_empty_axes", 0) and len(node.input) < 2:
-                continue
-            if axes is None or 0 in axes:
-                out[outs[0]] = (node_label(node, i), t, s[0])
-        elif x in out and len([n for n in ins if n]) == 1:
-            out.update(dict.fromkeys(filter(None, outs), out[x]))
-    return out
-
-
 class Context:
     """What the checks of a model's nodes read besides the node: pnnx's batch axes, producers, constants."""
 
     def __init__(self, model, shapes) -> None:
         self.model, self.shapes = model, shapes
-        self._rows = self._batch = self._reduced = self._producers = None
-        self.op_types, consts = set(), set(shapes.initializers)
-        self._consumers = None
-        self._constant_nodes = {}
+        self._rows: list[tuple] | None = None
+        self._batch: dict[str, int] | None = None
+        self._reduced: dict[str, tuple] | None = None
+        self._producers: dict[str, str] | None = None
+        self.op_types: set[str] = set()
+        consts = set(shapes.initializers)
+        self._consumers: dict[str, list[tuple]] | None = None
+        self._constant_nodes: dict[str, Any] = {}
         add = self.op_types.add
         for n in model.graph.node:  # one cheap pass; the batch axes are solved only when a verdict needs them
             add(n.op_type)
@@ -272,7 +104,7 @@ class Context:
     @property
     def rows(self) -> list:
         if self._rows is None:
-            self._rows = _rows(self.model)
+            self._rows = rows(self.model)
         return self._rows
 
     @property
@@ -325,10 +157,11 @@ class Context:
 
     def consumers(self, name: str) -> list:
         if self._consumers is None:
-            self._consumers = {}
+            made: dict[str, list[tuple]] = {}
             for row in self.rows:
                 for i in row[2]:
-                    self._consumers.setdefault(i, []).append(row)
+                    made.setdefault(i, []).append(row)
+            self._consumers = made
         return self._consumers.get(name, [])
 
     def gelu_tanh(self, site) -> bool:
@@ -389,7 +222,7 @@ def _outer_names(graph) -> set:
     import onnx
 
     made = {v.name for v in graph.input} | {t.name for t in graph.initializer}
-    used = set()
+    used: set[str] = set()
     for node in graph.node:
         used.update(n for n in node.input if n)
         for a in node.attribute:
@@ -434,12 +267,14 @@ def _external_data(model, source) -> str | None:
         locs = sorted({e.value for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL
                        for e in t.external_data if e.key == "location"})
     if len(locs) > 1:
-        return f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx reads one"
+        return (f"its weights are in {len(locs)} external data files ({', '.join(map(repr, locs[:3]))}) and pnnx "
+                "reads one")
     if not locs or path is None:
         return None
     want = os.path.basename(path) + ".data"
     if os.path.normpath(locs[0]) != want:
-        return f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file name + .data)"
+        return (f"its weights are in {locs[0]!r} and pnnx reads external data only from {want!r} (the model's file "
+                "name + .data)")
     return None
 
 
@@ -489,8 +324,8 @@ def unconvertible(model, shapes, ctx=None, source=None) -> list:
     if why and model.graph.node:
         return [(0, model.graph.node[0], f"pnnx loads this model without its weights: {why} (load_onnx.cpp): the "
                  "converted model computes with garbage (or pnnx crashes)",
-                 f"save the model with all its external data in one file named after it (onnx.save(model, "
-                 f"'NAME.onnx', save_as_external_data=True, location='NAME.onnx.data')), or with none")]
+                 "save the model with all its external data in one file named after it (onnx.save(model, "
+                 "'NAME.onnx', save_as_external_data=True, location='NAME.onnx.data')), or with none")]
     ir, opset = model.ir_version, shapes.opset
     if (ir > PNNX_ORT_IR or (opset is not None and opset > PNNX_ORT_OPSET)) and model.graph.node:
         # seen by running pnnx 20261020: "Unsupported model IR version: 14, max supported IR version: 13", or
@@ -559,21 +394,22 @@ def check(site, ctx: Context) -> list:
     if ctx.folded(site):
         return []  # pnnx's fold_constants computes it with onnxruntime: ncnn never sees it
     if op in NO_NCNN_LAYER:
-        return [("unsupported", "ncnn",
+        return [Row("unsupported", "ncnn",
                  f"pnnx writes {op} as {NO_NCNN_LAYER[op]}, a layer ncnn does not have: loading the model fails",
                  "compute it from ops ncnn has (e.g. a mask from Sign/Relu/Clip arithmetic), or cut it out of the "
                  "model", ())]
     reduced = [(n, ctx.reduced[n]) for n in site.inputs if n in ctx.reduced]
     if reduced:
-        n, (label, op_type, size) = reduced[0]
-        return [("unsupported", "ncnn",
+        n, (index, op_type, size) = reduced[0]
+        label = node_label(ctx.rows[index][0], index)
+        return [Row("unsupported", "ncnn",
                  f"{n} comes from {op_type} {label} over the batch axis (size {size}): pnnx drops the batch axis from "
                  "the reduced axes (\"mean along batch axis is not supported yet\"), so ncnn reduces each batch item "
                  "alone", "none that bcast knows: compute batch statistics outside ncnn", ())]
     if op == "PRelu":
         return _prelu(site, plan)
     if op == "Expand" and len(site.inputs) > 1 and site.inputs[1] not in ctx.consts:
-        return [("unsupported", "ncnn", f"the shape {site.inputs[1]} is computed from the model's input values, not "
+        return [Row("unsupported", "ncnn", f"the shape {site.inputs[1]} is computed from the model's input values, not "
                  "from constants or static shapes: pnnx 20261020 cannot fold it (its onnxruntime run fails: "
                  "\"invalid expand shape\") and crashes (signal 11, no model written)",
                  "give Expand a constant shape (or one computed by Shape ops from the inputs' shapes)", ())]
@@ -599,18 +435,18 @@ def _variadic(op, names):
     two-input op's checks decide (Max/Min of 2, Sum of 2 or more: unrolled into Adds)."""
     n = len(names)
     if op == "Mean":
-        return [("unsupported", "ncnn", "pnnx maps no Mean (pass_onnx.cpp has no aten op for it): it writes a Mean "
+        return [Row("unsupported", "ncnn", "pnnx maps no Mean (pass_onnx.cpp has no aten op for it): it writes a Mean "
                  "layer, which ncnn does not have: loading the model fails",
                  "write it as Sum then a Mul by 1/n (ops pnnx converts)", ())]
     if op == "Sum" and n == 1:
-        return [("unsupported", "ncnn", "pnnx 20261020 crashes (signal 11, no model written) on a 1-input Sum",
+        return [Row("unsupported", "ncnn", "pnnx 20261020 crashes (signal 11, no model written) on a 1-input Sum",
                  "remove the node: a 1-input Sum is its input", ())]
     if op in ("Max", "Min") and n > 2:
-        return [("differs", "ncnn", f"pnnx maps {op} to aten::{op.lower()} (pass_onnx.cpp) with the first two "
+        return [Row("differs", "ncnn", f"pnnx maps {op} to aten::{op.lower()} (pass_onnx.cpp) with the first two "
                  f"inputs only: ncnn's BinaryOp computes the {op.lower()} of {names[0]} and {names[1]} and ignores "
                  f"{', '.join(names[2:])}", f"write it as a chain of 2-input {op} nodes", ())]
     if op in ("Max", "Min") and n == 1:
-        return [("differs", "ncnn", f"pnnx maps a 1-input {op} to torch.{op.lower()}(x), which ncnn computes as a "
+        return [Row("differs", "ncnn", f"pnnx maps a 1-input {op} to torch.{op.lower()}(x), which ncnn computes as a "
                  "Reduction over every axis: one value where ONNX returns the input",
                  "remove the node: a 1-input " + op + " is its input", ())]
     return None
@@ -625,7 +461,7 @@ def _prelu(site, plan) -> list:
     if numel == 1 or (len(x) >= 2 and all(is_one(d) for k, d in enumerate(aligned) if k != 1)
                       and aligned[1] == x[1]):
         return []
-    return [("differs", "ncnn",
+    return [Row("differs", "ncnn",
              f"pnnx flattens the slope {_fs(slope)} to ({numel},) and ncnn's PReLU applies it per channel (axis 1"
              f"{', size ' + str(x[1]) if len(x) > 1 else ''}): ONNX applies it as {_fs(aligned)} on {_fs(x)}",
              "bcast rewrite MODEL --target ncnn -o OUT.onnx (PRelu -> Relu(x) + (x - Relu(x)) * slope, a Mul pnnx "
@@ -650,7 +486,7 @@ def _pow(site, ctx: Context) -> list:
     if ctx.scalar(exponent) == 3.0 and ctx.gelu_tanh(site):
         return []  # pnnx fuses the tanh-GELU around it into one GELU layer
     n = exact_power(ctx.scalar(exponent))
-    return [("differs", "ncnn",
+    return [Row("differs", "ncnn",
              "pnnx turns this Pow into a BinaryOp POW, and ncnn's x86 POW (fast-math pow_ps) returns garbage "
              "(2.4e38) for a base <= 0 [ncnn-fast-math]",
              f"bcast rewrite MODEL --target ncnn -o OUT.onnx (x ** {n} -> a product of x)" if n is not None else
@@ -662,7 +498,7 @@ def _binary(plan, batch, graph_input) -> list:
     names = plan.names
     b0, b1 = batch
     if b0 is not None and b1 is not None and b0 != b1:
-        return [("unsupported", "ncnn", f"the inputs' batch axes are {b0} and {b1}: pnnx: \"binaryop broadcast "
+        return [Row("unsupported", "ncnn", f"the inputs' batch axes are {b0} and {b1}: pnnx: \"binaryop broadcast "
                  f"across batch axis {b0} and {b1} is not supported\"", "none that bcast knows", ())]
     # the ncnn batch axis: only axis 0 is kept out of the blob (convert_batch_layout.cpp)
     shapes = list(plan.inputs)
@@ -673,7 +509,7 @@ def _binary(plan, batch, graph_input) -> list:
     blobs = [s[1:] if nb[i] == 0 else tuple(s) for i, s in enumerate(shapes)]
     big = [i for i, s in enumerate(blobs) if len(s) > 4]
     if big:
-        return [("unsupported", "ncnn",
+        return [Row("unsupported", "ncnn",
                  f"{names[big[0]]} {_fs(shapes[big[0]])} is a {len(blobs[big[0]])}-D blob in ncnn (pnnx: "
                  f"\"binaryop tensor with rank {len(shapes[big[0]])} is not supported yet!\"): ncnn's Mat holds 4 "
                  "dims", "reshape to at most 4 dims (besides a batch axis at 0) around this op", ())]
@@ -683,7 +519,30 @@ def _binary(plan, batch, graph_input) -> list:
     other = shapes[1 - k]
     lead = len(other) - (len(shapes[k]) - 1)  # the other's axes that face the batch axis or lie beyond it
     if lead >= 1 and any(not is_one(d) for d in other[:lead]):
-        return [("unsupported", "ncnn",
+        return [Row("unsupported", "ncnn",
                  f"{names[1 - k]} {_fs(other)} has no batch axis but varies along {names[k]}'s batch axis: "
                  "ncnn's blobs have none", "none that bcast knows", ())]
     return []
+
+
+class Checks(Target):
+    """The checks of target ``ncnn``: the model as pnnx converts it and ncnn runs it (see the module docstring)."""
+
+    name = TARGET
+
+    def __init__(self, shapes, graph, parent: Target | None = None) -> None:
+        super().__init__(shapes, graph, parent)
+        # pnnx's batch axes are solved per graph: a body's values from outside it count as having none
+        self.ctx = Context(SimpleNamespace(graph=graph), shapes)
+
+    def context(self, site: Site) -> tuple:
+        return self.ctx.key(site)
+
+    def check(self, site: Site) -> list[Row]:
+        return check(site, self.ctx)
+
+    def finish(self, model) -> list[Finding]:
+        return [Finding(node_label(node, i), node.op_type, self.shapes.opset, tuple(node.input),
+                        tuple(self.shapes.get(n) if n else None for n in node.input),
+                        node.output[0] if node.output else "", None, "unsupported", self.name, None, reason, fix)
+                for i, node, reason, fix in unconvertible(model, self.shapes, self.ctx, self.source)]

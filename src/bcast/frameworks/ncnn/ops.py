@@ -64,6 +64,7 @@ from ...run.parallel import elementwise
 from ...core.plan import Plan
 from ...rules import infer
 from ...rules._cache import PlanCache
+from .op_types import FROM_ONNX, OP_TYPES
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -203,10 +204,7 @@ OPS = (
 )
 _BY_NAME = {o.name: o for o in OPS}
 
-#: The ONNX ops that onnx2ncnn and pnnx turn into one two-blob BinaryOp, with its op type
-#: (``bcast lint --target ncnn`` checks them under the ``ncnn`` rule).
-FROM_ONNX = {"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Pow": "POW"}
-assert set(FROM_ONNX.values()) <= set(_BY_NAME), "FROM_ONNX names ncnn op types"
+assert tuple(_BY_NAME) == OP_TYPES, "OPS are the op types of .op_types, at their numbers"
 assert [o.code for o in OPS] == list(range(len(OPS))), "OPS must be listed at their ncnn numbers"
 assert len(_BY_NAME) == len(OPS), "op names must be unique"
 

@@ -28,7 +28,7 @@ import pickle
 import signal
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -37,8 +37,8 @@ from .ops import op as _op
 from .._oracle import RuntimeCrashed, RuntimeRefused
 
 __all__ = [
-    "RuntimeCrashed", "RuntimeRefused", "forward", "ncnn_dims", "run", "run_isolated", "run_many", "ulp_distance",
-    "version",
+    "RuntimeCrashed", "RuntimeRefused", "extract", "forward", "load_net", "ncnn_dims", "run", "run_isolated",
+    "run_many", "ulp_distance", "version",
 ]
 
 RUNTIME = "ncnn"
@@ -66,18 +66,37 @@ def _configure(opt) -> None:
     opt.use_bf16_storage = False
 
 
-@lru_cache(maxsize=None)
-def _net(code: int):
+def load_net(param: str, what: str = "the .param"):
+    """An ncnn ``Net`` of the ``.param`` text ``param`` with no weights, set as every run here is
+    (fp32 kernels, no packing, one thread); :class:`RuntimeRefused` "cannot load ``what``" if ncnn
+    refuses the text."""
     ncnn = _ncnn()
     net = ncnn.Net()
     _configure(net.opt)
-    if net.load_param_mem(TWO_BLOBS % code) != 0:
-        raise RuntimeRefused(RUNTIME, f"cannot load a BinaryOp net with op_type {code}")
+    if net.load_param_mem(param) != 0:
+        raise RuntimeRefused(RUNTIME, f"cannot load {what}")
     net.load_model(ncnn.DataReaderFromEmpty())
     return net
 
 
-@lru_cache(maxsize=None)
+def extract(net, feeds: dict, output: str) -> np.ndarray:
+    """Run ``net`` (from :func:`load_net`) on ``feeds`` (blob name -> array, as float32) and return the
+    blob ``output`` as a numpy array; :class:`RuntimeRefused` when ncnn returns non-zero."""
+    ex = net.create_extractor()
+    for name, x in feeds.items():
+        ex.input(name, _mat(x))
+    ret, mat = ex.extract(output)
+    if ret != 0:
+        raise RuntimeRefused(RUNTIME, f"extracting {output} returned {ret}")
+    return np.array(mat).copy()
+
+
+@cache
+def _net(code: int):
+    return load_net(TWO_BLOBS % code, f"a BinaryOp net with op_type {code}")
+
+
+@cache
 def _option():
     opt = _ncnn().Option()
     _configure(opt)

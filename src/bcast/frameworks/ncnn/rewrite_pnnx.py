@@ -19,19 +19,24 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper, numpy_helper
 
-from . import lint_pnnx
+from ...models.edit import Names, copy_node
+from ...models.lint import sites
 from ...models.onnx_model import Shapes
+from . import lint_pnnx
+
+__all__ = ["TARGET", "rewrite"]
+
+TARGET = "ncnn"
 
 
-def rewrite_model(model, names, copy):
-    """The pnnx rewrite of ``model`` (changed in place): (model, changes, blocked)."""
-    from ...models.lint import sites
-
+def rewrite(model):
+    """The pnnx rewrite of ``model`` (changed in place; the main graph): (model, changes, blocked)."""
+    names = Names(model.graph)
     shapes = Shapes(model)
     ctx = lint_pnnx.Context(model, shapes)
     nodes, inits, changes, dropped = [], [], [], set()
     for _, node, site in sites(model, shapes):
-        node = copy(node)
+        node = copy_node(node)
         rows = lint_pnnx.check(site, ctx) if site is not None and site.plan is not None and node.output else []
         if rows and site.op.name == "Pow" and (n := lint_pnnx.exact_power(ctx.scalar(site.inputs[1]))) is not None:
             nodes += _power(node, site.inputs[0], n, names, inits)
@@ -40,7 +45,7 @@ def rewrite_model(model, names, copy):
                            + ("1 / (" if n < 0 else "") + " * ".join([site.inputs[0]] * abs(n))
                            + (")" if n < 0 else "") + " (ncnn's POW is wrong for bases <= 0)")
             continue
-        if rows and site.op.name == "PRelu" and rows[0][0] == "differs":
+        if rows and site.op.name == "PRelu" and rows[0].kind == "differs":
             nodes += _prelu(node, *site.inputs, names)
             changes.append(f"{site.label}: PRelu -> Relu(x) + (x - Relu(x)) * {site.inputs[1]} (pnnx's PReLU "
                            "applies the slope per channel)")

@@ -13,11 +13,11 @@ A runtime that refuses (at load or at run, whatever the reason) raises
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-from .._oracle import RuntimeRefused
 
 __all__ = ["make_model", "cached", "elem_type", "feed_names", "model_key", "as_inputs"]
 

@@ -67,11 +67,12 @@ import numpy as np
 from ...run import _fast, execute
 from ...core._format import brief, format_shape
 from ...core.errors import InputError
+from ...core.plan import Plan
 from ...run.parallel import elementwise
 from ...rules import infer
 from ...rules._cache import PlanCache
 
-__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "run"]
+__all__ = ["ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops", "plan", "run"]
 
 # --------------------------------------------------------------------------- element types
 
@@ -606,19 +607,19 @@ def _int_vector(spec: Op, name: str, value: Any) -> tuple:
     return tuple(int(v) for v in arr)
 
 
-def _broadcast_plan(spec: Op, data: np.ndarray, target: tuple, axes, mode: str, axis: Any):
-    """The plan, and the index of data among its inputs."""
+def _broadcast_plan(spec: Op, data: tuple, target: tuple, axes, mode: str, axis: Any):
+    """The plan (``data``: data's shape), and the index of data among its inputs."""
     names = ("data", "target_shape")
     if mode == "numpy":
         _no_axis(spec, axis, "mode 'numpy'")
-        return infer(target, data.shape, rule="unidirectional", names=names[::-1]), 1
+        return infer(target, data, rule="unidirectional", names=names[::-1]), 1
     if mode == "explicit":
         _no_axis(spec, axis, "mode 'explicit'")
-        return infer(data.shape, target, rule="explicit", names=names, axes_mapping=axes), 0
+        return infer(data, target, rule="explicit", names=names, axes_mapping=axes), 0
     if mode == "bidirectional":
         _no_axis(spec, axis, "mode 'bidirectional'")
-        return infer(data.shape, target, rule="bidirectional", names=names), 0
-    return infer(data.shape, target, rule="openvino-broadcast-pdpd", names=names, axis=axis), 0
+        return infer(data, target, rule="bidirectional", names=names), 0
+    return infer(data, target, rule="openvino-broadcast-pdpd", names=names, axis=axis), 0
 
 
 def _check_broadcast_mode(spec: Op, mode: Any, version: Any) -> str:
@@ -646,7 +647,7 @@ def _run_broadcast(spec, inputs, auto_broadcast, axis, out, attrs):
     if any(d < 0 for d in target):
         raise InputError(f"openvino {spec.name}: target_shape must not have negative dims; got {list(target)}")
     axes = _int_vector(spec, "axes_mapping", inputs[2]) if mode == "explicit" else None
-    plan, i = _broadcast_plan(spec, data, target, axes, mode, axis)
+    plan, i = _broadcast_plan(spec, data.shape, target, axes, mode, axis)
     if not a["materialize"]:
         if out is not None:
             raise InputError(f"openvino {spec.name}: out= and materialize=False exclude each other")
@@ -655,3 +656,41 @@ def _run_broadcast(spec, inputs, auto_broadcast, axis, out, attrs):
 
 
 _RUNNERS = {"eltwise": _run_eltwise, "select": _run_select, "prelu": _run_prelu, "broadcast": _run_broadcast}
+
+
+# --------------------------------------------------------------------------- plans
+
+
+def plan(op: str, *shapes, auto_broadcast: str = "numpy", axis: int = -1, **attrs) -> Plan:
+    """The :class:`~bcast.core.plan.Plan` of ``op`` on inputs of ``shapes`` (no arrays): the rule
+    :func:`run` broadcasts by, with the same keywords and checks.
+
+    For Broadcast the "shapes" are data's shape, target_shape (its values) and, for mode
+    explicit, axes_mapping (its values).
+
+    >>> print(plan("Add", (2, 3, 4, 5), (3, 4), auto_broadcast="pdpd", axis=1))
+    pdpd: A (2,3,4,5), B (3,4) -> (2,3,4,5)
+    >>> plan("Broadcast", (3, 1), (2, 3, 4)).shape
+    (2, 3, 4)
+    """
+    spec = _lookup(op)
+    rule_attrs: dict = {}
+    if spec.kind == "broadcast":
+        _no_auto_broadcast(spec, auto_broadcast, "it has mode")
+        a = _op_attrs(spec, attrs)
+        mode = _check_broadcast_mode(spec, a["mode"], a["version"])
+        _check_arity(spec, shapes, (3,) if mode == "explicit" else (2,))
+        data, target = tuple(shapes[0]), tuple(shapes[1])
+        return _broadcast_plan(spec, data, target, tuple(shapes[2]) if mode == "explicit" else None, mode, axis)[0]
+    _op_attrs(spec, attrs)
+    if spec.kind == "prelu":
+        _check_arity(spec, shapes, (2,))
+        _no_auto_broadcast(spec, auto_broadcast, "a 1-D slope of length data[1] is per channel, else numpy into data")
+        _no_axis(spec, axis, spec.name)
+        rule = "openvino-prelu"
+    else:
+        _check_arity(spec, shapes, (3,) if spec.kind == "select" else (2,))
+        rule, rule_attrs = _auto_broadcast(spec, auto_broadcast, axis)
+        if spec.kind == "select":
+            rule, rule_attrs["auto_broadcast"] = "openvino-select", rule
+    return infer(*shapes, rule=rule, names=_NAMES[spec.kind][:len(shapes)], **rule_attrs)

@@ -36,12 +36,13 @@ bcast.frameworks._oracle.RuntimeRefused: openvino refused: Argument shapes are i
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from functools import lru_cache, cache
+from collections.abc import Sequence
 
 from .._oracle import RuntimeRefused, last_line
+from .ops import OPS
 
-__all__ = ["RuntimeRefused", "infer_shape", "run", "run_many", "version", "DEVICES"]
+__all__ = ["RuntimeRefused", "compile_cpu", "infer_shape", "node", "run", "run_many", "version", "DEVICES"]
 
 DEVICES = ("CPU", "evaluate")
 
@@ -54,23 +55,39 @@ def version() -> str:
 # --------------------------------------------------------------------------- lazy imports
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ov():
     from ...core._require import require
 
     return require("openvino", "the OpenVINO oracle")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _factory(opset: str):
     from openvino.utils.node_factory import NodeFactory
 
     return NodeFactory(opset)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _core():
     return _ov().Core()
+
+
+def node(op: str, inputs: Sequence, attrs: dict):
+    """One node of ``op`` on ``inputs`` (output ports): an op of :data:`bcast.openvino.OPS` with its
+    attributes as :func:`run` takes them (``auto_broadcast``, ``axis``, ``mode``...), any other op of
+    opset16 (``Reshape``, ``Unsqueeze``, ``MatMul``...) with OpenVINO's own attribute names."""
+    opset = "opset16"
+    if op in OPS:
+        opset, attrs = _node_attrs(op, attrs)
+    return _factory(opset).create(op, list(inputs), attrs)
+
+
+def compile_cpu(model):
+    """``model`` compiled on the CPU plugin, f32 throughout (else the plugin may compute MatMul in a
+    lower precision)."""
+    return _core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
 def _element_type(dtype):
@@ -287,9 +304,9 @@ def _prepare(op: str, inputs: Sequence) -> tuple:
     """(tensors as contiguous arrays, constants as int tuples, element type names)."""
     import numpy as np
 
-    tensors, constants = _split(op, inputs)
-    tensors = [np.asarray(x, order="C") for x in tensors]  # (ascontiguousarray makes 0-d arrays 1-d)
-    constants = tuple(tuple(int(v) for v in np.asarray(c).reshape(-1)) for c in constants)
+    given, values = _split(op, inputs)
+    tensors = [np.asarray(x, order="C") for x in given]  # (ascontiguousarray makes 0-d arrays 1-d)
+    constants = tuple(tuple(int(v) for v in np.asarray(c).reshape(-1)) for c in values)
     return tensors, constants, tuple(x.dtype.name for x in tensors)
 
 

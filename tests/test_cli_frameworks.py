@@ -1,0 +1,107 @@
+"""The command line by framework and op: ``bcast shape|explain|compare --framework F --op OP``."""
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from bcast.cli import main
+from bcast.frameworks import names
+
+
+def _run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            code = main(list(argv), out=out)
+        except SystemExit as e:  # argparse: a bad --framework choice, --help
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+#: (shapes and framework options, the same asked by rule)
+SAME = [
+    (["2,3,4,5", "3,4", "--framework", "onnx", "--op", "Add"], ["2,3,4,5", "3,4"]),
+    (["2,3,4,5", "3,4", "--framework", "onnx", "--op", "Add", "--opset", "6", "--broadcast", "1", "--axis", "2"],
+     ["2,3,4,5", "3,4", "--rule", "onnx-legacy", "--broadcast", "1", "--axis", "2"]),
+    (["4,3", "5,3", "--framework", "onnx", "--op", "Gemm", "--trans-b"],
+     ["4,3", "5,3", "--rule", "onnx-gemm", "--trans-b"]),
+    (["4,3,2", "4,3", "--framework", "ncnn", "--op", "ADD"], ["4,3,2", "4,3", "--rule", "ncnn"]),
+    (["2,3,4", "3,4", "--framework", "ncnn", "--op", "mul"], ["2,3,4", "3,4", "--rule", "ncnn"]),
+    (["[4,3,2]", "[4,3]", "--framework", "ncnn", "--op", "ADD", "--ncnn-order"],
+     ["[4,3,2]", "[4,3]", "--rule", "ncnn", "--ncnn-order"]),
+    (["2,3", "2", "--framework", "openvino", "--op", "Add", "--auto-broadcast", "pdpd", "--axis", "0"],
+     ["2,3", "2", "--rule", "pdpd", "--axis", "0"]),
+    (["1,3,4,4", "3", "--framework", "openvino", "--op", "PRelu"], ["1,3,4,4", "3", "--rule", "openvino-prelu"]),
+]
+
+
+@pytest.mark.parametrize("command", ["shape", "explain"])
+@pytest.mark.parametrize("by_op, by_rule", SAME)
+def test_by_framework_and_op_is_the_output_by_rule(command, by_op, by_rule):
+    code, out, err = _run(command, *by_op)
+    assert (code, out, err) == _run(command, *by_rule)
+    assert code in (0, 1) and out and not err
+
+
+@pytest.mark.parametrize("by_op, by_rule", SAME)
+def test_json_gains_framework_and_op(by_op, by_rule):
+    code, out, _ = _run("shape", *by_op, "--json")
+    d = json.loads(out)
+    fw, op = by_op[by_op.index("--framework") + 1], by_op[by_op.index("--op") + 1]
+    assert (d.pop("framework"), d.pop("op")) == (fw, op)
+    assert (code, d) == (lambda c, o, e: (c, json.loads(o)))(*_run("shape", *by_rule, "--json"))
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--framework", "tflite", "--op", "Add"], "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn')"),
+    (["--framework", "ncnn"], "--framework ncnn needs --op, one of: ADD, SUB, MUL"),
+    (["--framework", "ncnn", "--op", "NOPE"], "or a name (ADD, SUB, MUL"),
+    (["--framework", "onnx", "--op", "add"], "the ops are: Add, Sub"),
+    (["--framework", "openvino", "--op", "add"], "did you mean Add?"),
+    (["--op", "Add"], "--op needs --framework, one of: onnx, openvino, ncnn"),
+    (["--opset", "7"], "--opset needs --framework"),
+    (["--framework", "onnx", "--op", "Add", "--rule", "numpy"], "--rule does not apply with --framework"),
+    (["--framework", "onnx", "--op", "Add", "--names", "x,y"], "--names does not apply with --framework"),
+    (["--framework", "onnx", "--op", "Add", "--policy", "strict"], "--policy strict does not apply"),
+    (["--framework", "ncnn", "--op", "ADD", "--ncnn-batch", "drop"], "no attribute ncnn_batch"),
+    (["--framework", "openvino", "--op", "Add", "--auto-broadcast", "pdpd", "--trans-a"], "unknown attribute transA"),
+])
+@pytest.mark.parametrize("command", ["shape", "explain", "compare"])
+def test_bad_framework_or_op_is_one_line_exit_2(command, argv, says):
+    if command == "compare" and argv[-2:] in (["--rule", "numpy"], ["--names", "x,y"], ["--policy", "strict"]):
+        return  # compare has no --rule, --names or --policy
+    if command == "compare" and argv == ["--framework", "ncnn"]:
+        return  # compare --framework alone compares every op
+    code, out, err = _run(command, "2,3", "3", *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"bcast {command}: error: ") and says in err, err
+
+
+@pytest.mark.parametrize("name", names())
+def test_compare_by_framework_has_a_row_per_op(name):
+    from bcast.frameworks import framework
+
+    code, out, err = _run("compare", "2,3", "3", "--framework", name, "--json")
+    d = json.loads(out)
+    assert code == 0 and not err
+    assert [r["op"] for r in d["rules"]] == list(framework(name).ops())
+    for r in d["rules"]:
+        assert r["framework"] == name and set(r) >= {"rule", "attrs", "ok", "shape", "error", "note"}
+        assert (r["rule"] is None) == (r["ok"] is None)
+    code, text, _ = _run("compare", "2,3", "3", "--framework", name)
+    assert code == 0 and f"{framework(name).ops()[0]} (" in text
+
+
+def test_compare_one_op():
+    code, out, _ = _run("compare", "2,3,4", "3,4", "--framework", "ncnn", "--op", "ADD", "--json")
+    rows = json.loads(out)["rules"]
+    assert code == 0 and [(r["op"], r["rule"], r["ok"]) for r in rows] == [("ADD", "ncnn", False)]
+
+
+@pytest.mark.parametrize("command", ["shape", "explain", "compare"])
+def test_help_names_the_frameworks(command):
+    code, out, _ = _run(command, "--help")
+    assert code == 0 and "--framework" in out and "--op" in out
+    assert all(name in out for name in names())
