@@ -15,12 +15,6 @@ SRC = ROOT / "src"
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
 MAX_LINES = 700
 
-#: (importer, imported) that still reach up a layer, to be removed (the list only shrinks).
-KNOWN_UPWARD: set[tuple[str, str]] = set()
-#: Import cycles still there, to be removed (the list only shrinks).
-KNOWN_CYCLES: list[list[str]] = []
-#: Modules still over MAX_LINES (the list only shrinks).
-KNOWN_OVERSIZED = {"bcast.testing.strategies"}
 
 
 def modules() -> dict[str, tuple[pathlib.Path, bool]]:
@@ -146,23 +140,18 @@ def test_no_import_reaches_up_a_layer():
         for d in deps:
             if layer_of(d, table)[0] < layer_of(m, table)[0]:
                 upward.add((m, d))
-    assert upward - KNOWN_UPWARD == set(), "new upward imports"
-    assert KNOWN_UPWARD - upward == set(), "fixed: remove them from KNOWN_UPWARD"
+    assert sorted(upward) == []
 
 
 def test_no_import_cycle():
     g = graph()
-    # the known upward imports are the only edges allowed to close a cycle until they are gone
-    found = cycles({m: {d for d in deps if (m, d) not in KNOWN_UPWARD} for m, deps in g.items()})
-    assert [c for c in found if c not in KNOWN_CYCLES] == [], "new import cycles"
-    assert [c for c in KNOWN_CYCLES if c not in found] == [], "fixed: remove them from KNOWN_CYCLES"
+    assert cycles(g) == []
 
 
 def test_no_module_over_700_lines():
     sizes = {m: len(path.read_text(encoding="utf-8").splitlines()) for m, (path, _) in modules().items()}
     over = {m for m, n in sizes.items() if n > MAX_LINES}
-    assert over - KNOWN_OVERSIZED == set(), {m: sizes[m] for m in over - KNOWN_OVERSIZED}
-    assert KNOWN_OVERSIZED - over == set(), "now small enough: remove them from KNOWN_OVERSIZED"
+    assert {m: sizes[m] for m in over} == {}
 
 
 def test_the_cycle_finder_finds_cycles():

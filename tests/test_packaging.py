@@ -56,7 +56,7 @@ def sdist(tmp_path_factory):
 
 
 def test_sdist_carries_tests_docs_examples(sdist):
-    for name in ("LICENSE", "README.md", "docs/design.md", "tests/fuzz_harness.py", "tests/conftest.py",
+    for name in ("LICENSE", "README.md", "docs/design.md", "tests/support/fuzz_harness.py", "tests/conftest.py",
                  "tests/constraints.txt", "conftest.py", "examples/scale_prelu.onnx", "examples/make_models.py"):
         assert (sdist / name).is_file(), name
     pkg_info = (sdist / "PKG-INFO").read_text()
@@ -69,4 +69,4 @@ def test_sdist_suite_collects(sdist):
                        cwd=sdist, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     counts = dict(line.rsplit(": ", 1) for line in r.stdout.splitlines() if line.startswith("tests/"))
-    assert int(counts.get("tests/test_fuzz_exec.py", 0)) > 0 and int(counts.get("tests/test_packaging.py", 0)) > 0
+    assert int(counts.get("tests/fuzz/test_fuzz_exec.py", 0)) > 0 and int(counts.get("tests/test_packaging.py", 0)) > 0

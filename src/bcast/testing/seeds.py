@@ -1,6 +1,6 @@
 """Every example and counter-example of the five seed documents, as data.
 
-tests/test_seeds.py checks every row; ``bcast conformance`` runs them through the
+tests/testing/test_seeds.py checks every row; ``bcast conformance`` runs them through the
 real runtimes (:func:`rows`).
 
 One row per example: (source, rule, shapes, attrs, expected).  ``expected``

@@ -3,8 +3,8 @@
 pnnx (ncnn's recommended converter) does not hand ONNX's broadcasts to ncnn's
 BinaryOp raw.  What it does, read from Tencent/ncnn ``tools/pnnx/src``
 (commit a4d2ea1d, 2026-07-22) and checked by converting and running the corpus
-of ``tests/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
-1.0.20261020 (``tests/test_convert_corpus.py``):
+of ``tests/models/convert_corpus`` with the PyPI wheel pnnx 20261020 and ncnn
+1.0.20261020 (``tests/models/test_convert_corpus.py``):
 
 - **The batch axis** (``pass_ncnn/solve_batch_index.cpp``, :mod:`bcast.frameworks.ncnn.pnnx_batch`): a tensor has one
   only where pnnx can tell: the input and output of a layer it knows to be

@@ -82,7 +82,7 @@ def ncnn_empty_blob_crashes(dev):
 def ncnn_fast_math_departs_from_the_functors(dev):
     """A deviation of values (no shape case, no check): where the wheel's vector body (MIN: its
     one-element path) departs from ncnn's functor, bcast computes the functor, which the wheel's other
-    path computes.  tests/test_ncnn_run.py's differential allows exactly ``ncnn_wheel.wheel_departs``."""
+    path computes.  tests/frameworks/test_ncnn_run.py's differential allows exactly ``ncnn_wheel.wheel_departs``."""
     ncnn, oracle = _ncnn()
     from .proofs_wheel import same_bits, wheel_departs
 

@@ -5,7 +5,7 @@ float32.  The x86-64 PyPI wheel (ncnn 1.0.20261020), built with -ffast-math,
 departs from them in its vector bodies (MIN: in its one-element path) on a few
 inputs.  :func:`wheel_departs` lists those inputs exactly and
 :func:`departure_documented` says whether a departure is of the recorded kind;
-tests/test_ncnn_run.py's differential skips nothing else, and
+tests/frameworks/test_ncnn_run.py's differential skips nothing else, and
 bcast.frameworks.ncnn.proofs.ncnn_fast_math_departs_from_the_functors proves the
 record.  Plain numpy: the wheel is not imported here.
 
