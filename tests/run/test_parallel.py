@@ -20,7 +20,7 @@ import bcast.frameworks.openvino.ops
 from bcast.run import _blocked, _fast, _recycle, parallel
 from bcast.core.errors import BroadcastError, InputError
 from bcast.run.execute import MemoryBudgetError, memory_budget_set
-from bcast.rules._cache import PLANS, PlanCache, plan_key
+from bcast.rules._cache import PLANS, BoundedCache, plan_key
 
 RNG = np.random.default_rng(20261122)
 
@@ -404,7 +404,7 @@ def test_plan_cache_keys_keep_types_apart():
 
 
 def test_plan_cache_is_bounded():
-    c = PlanCache(3)
+    c: BoundedCache = BoundedCache(3)
     for i in range(10):
         c.put(i, str(i))
     assert len(c) == 3 and c.get(9) == "9" and c.get(0) is None

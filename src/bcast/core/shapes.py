@@ -23,14 +23,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import cast
 
 from ._format import brief, format_shape
 from .dims import MAX_RANK, Dim, Interval, Sym, as_dim, parse_dim
 from .errors import InputError
 
-__all__ = ["Shape", "parse_shape", "as_shape", "format_shape", "SHAPE_SYNTAX"]
+__all__ = ["Shape", "StaticShape", "parse_shape", "as_shape", "format_shape", "static", "SHAPE_SYNTAX"]
 
 Shape = tuple[Dim, ...]  # of dims (:mod:`bcast.core.dims`), in numpy order
+StaticShape = tuple[int, ...]  # a shape of ints only: an array's
+
+
+def static(shape: Shape) -> StaticShape:
+    """``shape`` as the executor reads it: a plan of arrays' shapes holds only ints.  This narrows the
+    type for a type checker and checks nothing at run time (the executor's plans come from arrays)."""
+    return cast(StaticShape, shape)
 
 SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4 (a dim: 3, N, ?, 2..4 or 2..), and [] or scalar for rank 0"
 

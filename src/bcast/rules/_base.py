@@ -141,8 +141,8 @@ def register(name, *, operands=(), min_inputs=2, max_inputs=2, attrs=(), summary
     def deco(func):
         if name in RULES:
             raise RuntimeError(f"rule {name!r} registered twice")
-        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source, framework,
-                           **shown)
+        RULES[name] = Rule(name, func, tuple(operands), min_inputs, max_inputs, tuple(attrs), summary, source,
+                           framework, **shown)
         return func
 
     return deco

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     from ..core.plan import Plan
 
-__all__ = ["MAX_PLANS", "BoundedCache", "PlanCache", "PLANS", "plan_key"]
+__all__ = ["MAX_PLANS", "BoundedCache", "PLANS", "plan_key"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -108,10 +108,6 @@ class BoundedCache(Generic[K, V]):
     def __len__(self) -> int:
         return len(self._data)
 
-
-#: The name the op tables' runner caches still use (bcast.frameworks.*.ops); a cache of plans is
-#: ``BoundedCache[tuple, Plan]``.
-PlanCache = BoundedCache
 
 #: The cache :func:`bcast.infer` uses.
 PLANS: BoundedCache[tuple, Plan] = BoundedCache()

@@ -44,8 +44,9 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.plan import Plan
+from ..core.shapes import static
 from ..rules import infer
-from ..rules._cache import PLANS, PlanCache
+from ..rules._cache import PLANS, BoundedCache
 from .out import check_out, overlaps
 
 __all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_small", "cache", "clear_caches", "key",
@@ -139,7 +140,7 @@ def _reshapes(plan: Plan) -> tuple | None:
         out.append(None if aligned[len(aligned) - len(shape):] == shape and
                    all(d == 1 for d in aligned[:len(aligned) - len(shape)]) else aligned)
     try:
-        if np.broadcast_shapes(*(plan.aligned_shape(i) for i in range(len(plan.inputs)))) != plan.shape:
+        if np.broadcast_shapes(*(static(plan.aligned_shape(i)) for i in range(len(plan.inputs)))) != plan.shape:
             return None
     except ValueError:  # pragma: no cover - a rule whose plan numpy would not broadcast
         return None
@@ -155,7 +156,7 @@ def prepared(plan: Plan) -> Prepared:
     """``plan`` made ready for numpy arrays."""
     reshapes = _reshapes(plan)
     native = reshapes is not None and reshapes.count(None) == len(reshapes)
-    return Prepared(plan, reshapes, math.prod(plan.shape) <= SMALL_ELEMENTS, native)
+    return Prepared(plan, reshapes, math.prod(static(plan.shape)) <= SMALL_ELEMENTS, native)
 
 
 #: The one "not for the fast path" value: what :func:`apply_small` and the op tables' fast
@@ -163,12 +164,12 @@ def prepared(plan: Plan) -> Prepared:
 #: (a key that is absent reads as None).
 MISS = object()
 
-_CACHES: list[PlanCache] = []
+_CACHES: list[BoundedCache[tuple, Any]] = []
 
 
-def cache() -> PlanCache:
+def cache() -> BoundedCache[tuple, Any]:
     """A new cache of a small-op fast path, emptied with the others by :func:`clear_caches`."""
-    c = PlanCache()
+    c: BoundedCache[tuple, Any] = BoundedCache()
     _CACHES.append(c)
     return c
 

@@ -41,6 +41,7 @@ from .out import check_out, is_numpy, overlaps
 from ..core._format import brief, format_shape
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
+from ..core.shapes import static
 from ..rules import infer
 
 __all__ = [
@@ -133,16 +134,17 @@ def view(x: Any, plan: Plan, i: int, xp=None):
     """
     xp = np if xp is None else xp
     aligned = plan.aligned_shape(i)
+    shape = static(plan.shape)
     if xp is np:
-        if math.prod(plan.shape) > _MAX_ELEMENTS:
+        if math.prod(shape) > _MAX_ELEMENTS:
             raise InputError(
-                f"{plan.rule}: the output {format_shape(plan.shape)} has {math.prod(plan.shape):.3g} elements, "
+                f"{plan.rule}: the output {format_shape(shape)} has {math.prod(shape):.3g} elements, "
                 "more than a numpy array can have, even as a view (2**63 - 1)"
             )
         x = np.asarray(x)
         if x.shape != aligned:
             x = x.reshape(aligned)
-        return np.broadcast_to(x, plan.shape)
+        return np.broadcast_to(x, shape)
     if tuple(x.shape) != aligned:
         x = xp.reshape(x, aligned)
     return xp.broadcast_to(x, plan.shape)
@@ -197,7 +199,7 @@ def run_plan(plan: Plan, func: Callable | str, arrays, *, out=None, dtype=None):
         # a kernel of several steps would read an input it has already overwritten: computed into a
         # temporary, then copied, as numpy does for a ufunc's overlapping out= (numpy's own ufuncs do it)
         check_memory(plan.shape, out.dtype, what="a temporary for an out= that overlaps an input")
-        np.copyto(out, run_plan(plan, f, arrays, out=np.empty(plan.shape, out.dtype), dtype=dtype))
+        np.copyto(out, run_plan(plan, f, arrays, out=np.empty(static(plan.shape), out.dtype), dtype=dtype))
         return out
     views = [view(x, plan, i, xp) for i, x in enumerate(arrays)]
     try:

@@ -53,7 +53,9 @@ def _upgrade_legacy(site: Site, node: Any, editor: Editor, changes: list[str]) -
     assert plan is not None
     a, b = plan.inputs
     if site.attrs.get("broadcast") and not all(d == 1 for d in b):
-        start = plan.axis_maps[1][0] if b else len(a)
+        placed = plan.axis_maps[1][0] if b else len(a)
+        assert placed is not None  # the legacy rule places every axis of B
+        start = placed
         trailing = len(a) - start - len(b)
         if trailing > 0:
             axes = tuple(range(len(b), len(b) + trailing))
