@@ -22,8 +22,8 @@ import pytest
 
 import bcast.conformance.drift as proofs
 from bcast.cli import main
-from bcast.frameworks import _deviation
-from bcast.frameworks.deviations import BY_ID, DEVIATIONS, FRAMEWORKS, Deviation, Runtime, applicable
+from bcast.frameworks import FRAMEWORKS, _deviation
+from bcast.frameworks.deviations import BY_ID, DEVIATIONS, Deviation, Runtime, applicable
 
 DEV = BY_ID
 

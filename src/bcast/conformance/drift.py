@@ -35,7 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..frameworks._proof import CASES, PROOFS, Gone, Skipped
-from ..frameworks.deviations import BY_ID, DEVIATIONS, FRAMEWORKS, installed_version
+from ..frameworks import FRAMEWORKS
+from ..frameworks.deviations import BY_ID, DEVIATIONS, installed_version
 
 __all__ = ["Verdict", "VERDICTS", "cases", "check", "exit_status", "format_table", "modules", "proof_name", "proofs",
            "prove", "version_key"]
@@ -47,8 +48,8 @@ VERDICTS = ("present", "gone", "changed", "skipped")
 def _loaded() -> tuple[str, ...]:
     """Import every framework's proof modules (``proofs`` and ``proofs_*`` in its package), once."""
     found = []
-    for name in FRAMEWORKS:
-        package = importlib.import_module(f"bcast.frameworks.{name}")
+    for package_name in FRAMEWORKS.values():
+        package = importlib.import_module(package_name)
         for info in pkgutil.iter_modules(package.__path__):
             if info.name == "proofs" or info.name.startswith("proofs_"):
                 found.append(importlib.import_module(f"{package.__name__}.{info.name}").__name__)

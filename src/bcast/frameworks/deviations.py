@@ -4,7 +4,8 @@ bcast's rules implement the specs.  Each record (:class:`Deviation`) says which 
 (and the versions it was proven on), which rule and ops, under which condition,
 and what the runtime does instead.  The records live with their framework, each
 beside its ``check``, in ``bcast.frameworks.<name>.deviations`` (``DEVIATIONS``);
-this module assembles them, in the order of :data:`FRAMEWORKS`.  Each has a proof,
+this module assembles them in the registry's order (:func:`bcast.frameworks.names`: onnx,
+openvino, ncnn), each framework's in its own order.  Each has a proof,
 registered under its id with the framework's proofs (``bcast.frameworks.<name>.proofs*``),
 that runs that runtime and says whether the deviation is still present, gone
 (the runtime now follows its spec) or changed; ``bcast deviations --check``
@@ -35,26 +36,24 @@ bears on a query; it is listed and proven like the others.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from ..core.errors import BroadcastError
 from ..core.plan import Plan
+from . import names, part
 from ._deviation import Deviation, Finding, Outcome, Runtime, attempt, installed_version
 
-__all__ = ["BY_ID", "DEVIATIONS", "FRAMEWORKS", "Deviation", "Finding", "Runtime", "applicable", "findings_for",
+__all__ = ["BY_ID", "DEVIATIONS", "Deviation", "Finding", "Runtime", "applicable", "findings_for",
            "installed_version"]
 
-#: The frameworks whose records make the registry, in its order.  Each has a module
-#: ``bcast.frameworks.<name>.deviations`` with its records in ``DEVIATIONS``.
-#: (A stand-in until ``bcast.frameworks`` lists its frameworks: then that list is read here.)
-FRAMEWORKS = ("openvino", "ncnn", "onnx")
-
-
 def _records() -> tuple[Deviation, ...]:
+    """Every registered framework's records (its ``deviations`` part's ``DEVIATIONS``), framework by
+    framework in the registry's order."""
     found: list[Deviation] = []
-    for name in FRAMEWORKS:
-        found += importlib.import_module(f"{__package__}.{name}.deviations").DEVIATIONS
+    for name in names():
+        module = part(name, "deviations")
+        if module is not None:
+            found += module.DEVIATIONS
     ids = [d.id for d in found]
     if len(ids) != len(set(ids)):
         raise ValueError(f"deviation ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
