@@ -2,8 +2,9 @@
 
 Each package holds its op table (``<package>.ops``: ``ops()``, ``plan()``, ``run()``, the
 :class:`~bcast.frameworks._interface.Framework` interface), its deviation records with their
-proofs, its oracle adapters, its lint and rewrite targets.  :data:`FRAMEWORKS` is the one place
-that lists them: adding a framework is adding its package and one line there.  Nothing here
+proofs, its oracle adapters, its lint and rewrite targets (the package's ``TARGETS``,
+:func:`targets`).  :data:`FRAMEWORKS` is the one place that lists them: adding a framework is
+adding its package and one line there.  Nothing here
 imports a framework's modules until asked (an op table needs numpy; the registry does not).
 """
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
 
     _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
 
-__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan"]
+__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
 #: Every framework bcast knows: its name (as the command line's ``--framework`` takes it) and the
 #: package that holds all bcast knows about it.
@@ -69,6 +70,29 @@ def part(name: str, what: str) -> ModuleType | None:
     if importlib.util.find_spec(module) is None:
         return None
     return importlib.import_module(module)
+
+
+def targets(kind: str) -> dict[str, str]:
+    """The ``kind`` (``lint`` or ``rewrite``) targets of the registered frameworks: target name -> the
+    module that implements it, ``onnx`` first (the default target), then by name.
+
+    A framework package declares its targets in its ``__init__`` (``TARGETS``: target name -> the
+    name its modules carry, ``{"ncnn": "pnnx"}``); a target of ``kind`` is one whose module
+    ``<package>.<kind>_<name>`` exists.  Only the framework packages' ``__init__`` modules are
+    imported (they import nothing), never a target's module: the command line lists the targets
+    without loading onnx.
+
+    >>> targets("lint")
+    {'onnx': 'bcast.frameworks.onnx.lint_onnx', 'ncnn': 'bcast.frameworks.ncnn.lint_pnnx', \
+'onnx2ncnn': 'bcast.frameworks.ncnn.lint_onnx2ncnn', 'openvino': 'bcast.frameworks.openvino.lint_openvino'}
+    """
+    found = {}
+    for package in FRAMEWORKS.values():
+        declared: dict[str, str] = getattr(importlib.import_module(package), "TARGETS", {})
+        for target, module in declared.items():
+            if importlib.util.find_spec(f"{package}.{kind}_{module}") is not None:
+                found[target] = f"{package}.{kind}_{module}"
+    return dict(sorted(found.items(), key=lambda item: (item[0] != "onnx", item[0])))
 
 
 def plan(name: str, op: str, *shapes: Any, **attrs: Any) -> Plan:

@@ -1,24 +1,24 @@
 """What a lint target is: the checks of one conversion path (:class:`Target`), the node they are
 given (:class:`Site`), the verdict they return (:class:`Row`), and where targets are found.
 
-A framework package provides its targets by module name: every module
+A framework package declares its targets (its ``TARGETS``, read by
+:func:`bcast.frameworks.targets`), each implemented by modules named for it: its
 ``bcast.frameworks.<framework>.lint_<name>`` is a lint target (its ``TARGET`` is the target's
-name, its ``Checks`` a :class:`Target`), every ``rewrite_<name>`` a rewrite target (its
-``TARGET``, and ``rewrite(model) -> (model, changes, blocked)``).  :func:`found` lists them:
+name, its ``Checks`` a :class:`Target`), its ``rewrite_<name>`` a rewrite target (its
+``TARGET``, and ``rewrite(model) -> (model, changes, blocked)``).  :func:`found` loads them:
 ``onnx`` first (the default target), then the others by name.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .. import frameworks
 from ..core._format import format_shape
 from ..core.plan import Plan
+from ..frameworks import targets
 from ..frameworks.deviations import Runtime, findings_for
 from ..frameworks.onnx import ops as bonnx
 
@@ -153,17 +153,8 @@ _FOUND: dict[str, dict[str, ModuleType]] = {}
 
 
 def found(kind: str) -> dict[str, ModuleType]:
-    """The ``kind`` (``lint`` or ``rewrite``) target modules of the framework packages, by target name:
-    ``onnx`` first, then by name."""
+    """The ``kind`` (``lint`` or ``rewrite``) target modules of the registered frameworks, by target
+    name (:func:`bcast.frameworks.targets`): ``onnx`` first, then by name."""
     if kind not in _FOUND:
-        modules = {}
-        for pkg in pkgutil.iter_modules(frameworks.__path__, frameworks.__name__ + "."):
-            if not pkg.ispkg:
-                continue
-            package = importlib.import_module(pkg.name)
-            for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-                if info.name.rpartition(".")[2].startswith(kind + "_"):
-                    module = importlib.import_module(info.name)
-                    modules[module.TARGET] = module
-        _FOUND[kind] = dict(sorted(modules.items(), key=lambda item: (item[0] != "onnx", item[0])))
+        _FOUND[kind] = {name: importlib.import_module(module) for name, module in targets(kind).items()}
     return _FOUND[kind]

@@ -1,2 +1,6 @@
 """ONNX: its op table, its deviation records and proofs, its oracles (onnxruntime, onnx's
 ReferenceEvaluator)."""
+
+#: The lint and rewrite targets this package holds: target name -> the name of its modules
+#: (``lint_<name>``, ``rewrite_<name>``); :func:`bcast.frameworks.targets` reads it.
+TARGETS = {"onnx": "onnx"}
