@@ -33,6 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
+from .frameworks import targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -41,10 +42,11 @@ from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, E
 EXIT_OK, EXIT_NOT_BROADCASTABLE, EXIT_USAGE = 0, 1, 2
 _RECORDS = {d.id: d for d in DEVIATIONS}
 
-#: The targets of ``bcast lint`` and ``bcast rewrite`` (bcast.models.lint.TARGETS, bcast.models.rewrite.TARGETS: those
-#: modules import onnx, which the command line loads only when it runs them).
-LINT_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
-REWRITE_TARGETS = ("onnx", "ncnn", "onnx2ncnn", "openvino")
+#: The targets of ``bcast lint`` and ``bcast rewrite``, as the framework packages declare them (the same as
+#: bcast.models.lint.TARGETS, bcast.models.rewrite.TARGETS: those modules import onnx, which the command line
+#: loads only when it runs them).
+LINT_TARGETS = tuple(targets("lint"))
+REWRITE_TARGETS = tuple(targets("rewrite"))
 
 
 class _Parser(argparse.ArgumentParser):

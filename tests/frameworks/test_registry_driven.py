@@ -1,0 +1,48 @@
+"""What is read from the framework registry (bcast.frameworks): the deviation records' order, the lint and
+rewrite targets (declared by each framework package, listed without loading a target), compare's filter by
+framework, and the runtimes each lint target's checks speak for."""
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from bcast.frameworks import FRAMEWORKS, names, part, targets
+from bcast.frameworks.deviations import DEVIATIONS
+
+
+def test_deviation_records_come_framework_by_framework_in_the_registry_order():
+    frameworks = [d.framework for d in DEVIATIONS]
+    assert sorted(set(frameworks), key=frameworks.index) == list(names()) == ["onnx", "openvino", "ncnn"]
+    assert frameworks == sorted(frameworks, key=list(names()).index)  # each framework's records together
+    expected = [d for name in names() for d in getattr(part(name, "deviations"), "DEVIATIONS", ())]
+    assert list(DEVIATIONS) == expected
+
+
+@pytest.mark.parametrize("kind", ["lint", "rewrite"])
+def test_targets_are_declared_by_the_framework_packages(kind):
+    found = targets(kind)
+    assert tuple(found) == ("onnx", "ncnn", "onnx2ncnn", "openvino")  # onnx (the default) first, then by name
+    declared = {t: f"{p}.{kind}_{m}" for p in FRAMEWORKS.values()
+                for t, m in importlib.import_module(p).TARGETS.items()}
+    assert found == declared
+    assert found["ncnn"] == f"bcast.frameworks.ncnn.{kind}_pnnx"
+
+
+def test_the_command_line_lists_the_targets_without_loading_them():
+    code = ("import sys, bcast.cli as c; "
+            "print(c.LINT_TARGETS == c.REWRITE_TARGETS == ('onnx', 'ncnn', 'onnx2ncnn', 'openvino'), "
+            "[m for m in sys.modules if m.split('.')[0] in ('numpy', 'onnx') or '.lint_' in m or '.rewrite_' in m])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "[]"]
+
+
+def test_the_loaded_targets_are_the_declared_ones():
+    pytest.importorskip("onnx")
+    from bcast.models.target import found
+
+    for kind in ("lint", "rewrite"):
+        modules = found(kind)
+        assert {n: m.__name__ for n, m in modules.items()} == targets(kind)
+        assert all(m.TARGET == n for n, m in modules.items())
