@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..frameworks import framework, plan as plan_op
-from ..frameworks.deviations import findings_for
+from ..frameworks import framework, part, plan as plan_op
+from ..frameworks.deviations import Runtime, findings_for
 from ..core.dims import json_shape
 from ..core._format import brief
 from ..core.errors import BroadcastError, InputError
@@ -81,7 +81,8 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any)
     ``bcast compare --framework``.  The same keys as :func:`compare`; each row also names its
     ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
     does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
-    bears on: the records of this framework's runtimes (their package: onnx and onnxruntime for onnx).
+    bears on: the records of this framework's runtimes (members of its deviations' ``RUNTIME`` enum: onnx's
+    for onnx, onnxruntime's, its reference evaluator's...).
 
     >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
     >>> [(r["op"], r["rule"], r["shape"]) for r in rows][:2], [r["op"] for r in rows if r["ok"] is None][:3]
@@ -89,6 +90,8 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any)
     """
     checked = tuple(as_shape(s, what=f"shape of input {i}") for i, s in enumerate(shapes))
     ops = framework(name).ops() if op is None else (op,)
+    records = part(name, "deviations")
+    runtime: type[Runtime] | None = None if records is None else records.RUNTIME
     rows: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
     for o in ops:
@@ -110,8 +113,8 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any)
         row["rule"] = result.rule
         row["attrs"] = {k: _json(v) for k, v in result.attrs if k != "alignment"}
         for f in findings_for(result):
-            if not f.deviation.package.startswith(name):  # another framework's runtime (onnx's, on openvino's op)
-                continue
+            if runtime is None or not isinstance(f.deviation.runtime, runtime):
+                continue  # another framework's runtime (onnx's, on openvino's op)
             found = {"rule": result.rule, "ops": [o], **f.to_dict()}
             same = [g for g in findings if {**g, "ops": [o]} == found]  # said once, naming every op it is about
             if same:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...core._format import format_shape as _fmt
 from .._deviation import Deviation, Outcome, Runtime
 
-__all__ = ["DEVIATIONS", "NcnnRuntime"]
+__all__ = ["DEVIATIONS", "RUNTIME", "NcnnRuntime"]
 
 
 class NcnnRuntime(Runtime):
@@ -100,3 +100,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     NCNN_EMPTY_BLOB,
     NCNN_FAST_MATH,
 )
+
+#: The enum of this framework's runtimes: a record is this framework's when its runtime is a member
+#: (``bcast compare --framework`` keeps those).
+RUNTIME = NcnnRuntime

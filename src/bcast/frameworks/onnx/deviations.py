@@ -10,7 +10,7 @@ from ...core.errors import BroadcastError
 from ...core.plan import Plan
 from .._deviation import Deviation, Outcome, Runtime, attempt, verdict
 
-__all__ = ["DEVIATIONS", "OnnxRuntime"]
+__all__ = ["DEVIATIONS", "RUNTIME", "OnnxRuntime"]
 
 
 class OnnxRuntime(Runtime):
@@ -387,3 +387,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     REFERENCE_GEMM_ANY_RANK,
     ONNXRUNTIME_WHERE_NEGATIVE_ZERO,
 )
+
+#: The enum of this framework's runtimes: a record is this framework's when its runtime is a member
+#: (``bcast compare --framework`` keeps those).
+RUNTIME = OnnxRuntime

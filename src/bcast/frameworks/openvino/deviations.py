@@ -18,7 +18,7 @@ from .deviations_cpu import (
 from .runtimes import _OV, OpenVINORuntime
 from .shape_inference import broadcast_pdpd, pdpd_merge
 
-__all__ = ["DEVIATIONS", "OpenVINORuntime"]
+__all__ = ["DEVIATIONS", "RUNTIME", "OpenVINORuntime"]
 
 
 def _broadcast_data(o: Outcome) -> tuple | None:
@@ -490,3 +490,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     OPENVINO_CPU_MINMAX_NAN,
     OPENVINO_PRELU_ELEMENT_TYPES,
 )
+
+#: The enum of this framework's runtimes: a record is this framework's when its runtime is a member
+#: (``bcast compare --framework`` keeps those).
+RUNTIME = OpenVINORuntime
