@@ -68,3 +68,17 @@ def test_compare_by_framework_keeps_that_frameworks_records():
     # OpenVINO's Broadcast (bidirectional) plans by a rule that onnx's records also bear on: those are left out
     openvino = compare_ops("openvino", (2, 3), (3,), op="Broadcast")
     assert not [d for d in openvino["deviations"] if d["id"].startswith(("onnx", "reference"))]
+
+
+def test_each_lint_target_declares_the_runtimes_it_speaks_for():
+    pytest.importorskip("onnx")
+    from bcast.models import lint
+    from bcast.models.target import found
+
+    for name, module in found("lint").items():
+        checks = module.Checks
+        runtime = part(module.__name__.split(".")[2], "deviations").RUNTIME  # its own framework's enum
+        assert checks.runtimes and all(isinstance(r, runtime) for r in checks.runtimes), name
+        assert checks.decisive_runtimes and set(checks.decisive_runtimes) <= set(checks.runtimes), name
+    assert [r.value for r in found("lint")["onnx"].Checks.decisive_runtimes] == ["onnxruntime"]
+    assert not hasattr(lint, "_RUNTIMES") and not hasattr(lint, "_DECISIVE")

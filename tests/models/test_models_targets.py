@@ -32,7 +32,7 @@ def test_every_rewrite_target_is_a_framework_module():
 
 
 def test_lint_and_rewrite_import_no_framework_target():
-    """(lint's _RUNTIMES/_DECISIVE still map target names to runtimes: the deviation records' runtimes.)"""
+    """(each target's Checks names its runtimes: lint maps no target name to anything.)"""
     for module in (lint, rewrite):
         tree = ast.parse(pathlib.Path(module.__file__).read_text(encoding="utf-8"))
         imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}

@@ -66,9 +66,6 @@ from .onnx_model import DEFAULT_DOMAINS, Shapes, check_text, load, node_label
 
 import onnx  # noqa: E402
 
-from ..frameworks.ncnn.deviations import NcnnRuntime
-from ..frameworks.onnx.deviations import OnnxRuntime
-from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..core.dims import MAX_RANK, UNKNOWN
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
@@ -85,12 +82,6 @@ __all__ = ["TARGETS", "KINDS", "Finding", "Site", "lint", "lint_report", "sites"
 TARGET_CHECKS: dict[str, type[Target]] = {name: module.Checks for name, module in found("lint").items()}
 TARGETS = tuple(TARGET_CHECKS)
 KINDS = ("unknown", "invalid", "unproven", "legacy", "differs", "unsupported", "values")
-
-#: Which deviation records speak for a target (by runtime), and which of them make a finding by themselves.
-_RUNTIMES = {"onnx": tuple(OnnxRuntime), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
-             "openvino": tuple(OpenVINORuntime)}
-_DECISIVE = {"onnx": (OnnxRuntime.ONNXRUNTIME,), "ncnn": tuple(NcnnRuntime), "onnx2ncnn": tuple(NcnnRuntime),
-             "openvino": tuple(OpenVINORuntime)}
 
 
 # --------------------------------------------------------------------------- the walk
@@ -286,11 +277,9 @@ _CHECKS: BoundedCache[tuple, tuple[Row, ...]] = BoundedCache()
 
 
 def checker(target: str, shapes: Shapes, graph: Any) -> Target:
-    """The checks of ``target`` for the main graph ``graph``, with the runtimes whose deviation records
-    speak for it."""
-    made: Target = TARGET_CHECKS[target](shapes, graph)
-    made.runtimes, made.decisive_runtimes = _RUNTIMES[target], _DECISIVE[target]
-    return made
+    """The checks of ``target`` for the main graph ``graph`` (they name the runtimes whose deviation
+    records speak for the target: its ``runtimes`` and ``decisive_runtimes``)."""
+    return TARGET_CHECKS[target](shapes, graph)
 
 
 def lint_report(model, target: str = "onnx") -> Report:
@@ -336,8 +325,8 @@ def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, 
                 if key is not None:
                     _CHECKS.put(key, found)
             rows += found
-            rows += value_rows(_DECISIVE[target], checker.route(site), partial(_elem_types, shapes, site.inputs),
-                               site.op.name)
+            rows += value_rows(checker.decisive_runtimes, checker.route(site),
+                               partial(_elem_types, shapes, site.inputs), site.op.name)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]

@@ -74,8 +74,8 @@ class Target:
     """The checks of one target; ``visit`` sees every node, ``check`` the sites with a valid spec.
 
     ``runtimes`` / ``decisive_runtimes``: the runtimes of the deviation records that speak
-    for the target, and of those that make a finding by themselves (set by
-    :func:`bcast.models.lint.checker`; a child graph's checks inherit them)."""
+    for the target, and of those that make a finding by themselves; each target's class declares
+    them (members of its framework's Runtime enum), so adding a target touches its own module only."""
 
     name = ""
     runtimes: tuple[Runtime, ...] = ()
@@ -90,7 +90,6 @@ class Target:
         """The checks of a graph inside node ``call``: a subgraph (``nested``: it sees this scope), or the
         body of the local function it calls (its inputs bound to the call's, :meth:`bind`)."""
         inner = type(self)(shapes, graph, self if nested else None)
-        inner.runtimes, inner.decisive_runtimes = self.runtimes, self.decisive_runtimes
         if not nested:
             inner.bind(self, {f.name: a for f, a in zip(graph.input, call.input) if a})
         return inner

@@ -42,6 +42,7 @@ from collections import ChainMap
 from ...core._format import format_shape
 from ...core.errors import BroadcastError
 from ...models.target import Row, Target
+from .deviations import NcnnRuntime
 from .ops import FROM_ONNX as BINARYOPS
 from ...rules import infer
 
@@ -96,6 +97,7 @@ class Onnx2ncnn(Target):
     """The checks of target ``onnx2ncnn`` (see the module docstring)."""
 
     name = TARGET
+    runtimes = decisive_runtimes = tuple(NcnnRuntime)
 
     def __init__(self, shapes, graph, parent=None) -> None:
         super().__init__(shapes, graph, parent)

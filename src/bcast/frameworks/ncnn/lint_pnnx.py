@@ -60,6 +60,7 @@ from ...core.dims import is_one
 from ...models.findings import Finding
 from ...models.onnx_model import node_label
 from ...models.target import Row, Site, Target
+from .deviations import NcnnRuntime
 from .pnnx_batch import REDUCTIONS, batch_reductions, rows, solve_batch
 
 __all__ = ["TARGET", "Checks", "Context", "check", "exact_power", "solve_batch", "unconvertible"]
@@ -529,6 +530,7 @@ class Checks(Target):
     """The checks of target ``ncnn``: the model as pnnx converts it and ncnn runs it (see the module docstring)."""
 
     name = TARGET
+    runtimes = decisive_runtimes = tuple(NcnnRuntime)
 
     def __init__(self, shapes, graph, parent: Target | None = None) -> None:
         super().__init__(shapes, graph, parent)

@@ -19,6 +19,8 @@ class Checks(Target):
     """The checks of target ``onnx`` (see the module docstring)."""
 
     name = TARGET
+    runtimes = tuple(OnnxRuntime)
+    decisive_runtimes = (OnnxRuntime.ONNXRUNTIME,)  # the others are the spec's tools: a note, not a finding
 
     def route(self, site: Site) -> str | None:
         return site.op.name

@@ -15,6 +15,7 @@ from ...models.target import Row, Site, Target, align_fix, moved
 from ...rules import infer
 from .from_onnx import FROM_ONNX
 from .ops import FROM_ONNX_RULES
+from .runtimes import OpenVINORuntime
 
 __all__ = ["TARGET", "Checks"]
 
@@ -25,6 +26,7 @@ class Checks(Target):
     """The checks of target ``openvino`` (see the module docstring)."""
 
     name = TARGET
+    runtimes = decisive_runtimes = tuple(OpenVINORuntime)
 
     def route(self, site: Site) -> str | None:
         if site.op.name == "Mod":
