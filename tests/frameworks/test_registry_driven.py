@@ -82,3 +82,13 @@ def test_each_lint_target_declares_the_runtimes_it_speaks_for():
         assert checks.decisive_runtimes and set(checks.decisive_runtimes) <= set(checks.runtimes), name
     assert [r.value for r in found("lint")["onnx"].Checks.decisive_runtimes] == ["onnxruntime"]
     assert not hasattr(lint, "_RUNTIMES") and not hasattr(lint, "_DECISIVE")
+
+
+def test_a_deviation_note_is_not_a_lint_finding():
+    """Two classes, two names: the deviation record matched to a query is a Note (JSON keys unchanged)."""
+    from bcast.frameworks import _deviation, deviations
+
+    assert not hasattr(_deviation, "Finding") and not hasattr(deviations, "Finding")
+    (note,) = deviations.applicable((2, 3, 4), (3, 4), rule="ncnn")
+    assert type(note) is deviations.Note is _deviation.Note
+    assert list(note.to_dict()) == ["id", "runtime", "version", "note", "proven_on", "fixed_in", "installed"]

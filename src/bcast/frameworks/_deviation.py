@@ -1,6 +1,6 @@
 """What a deviation record is: :class:`Deviation` (one runtime's departure from its spec, with the
 ``check`` that says where it bears on a query), the :class:`Runtime` enum its ``runtime`` is a member of,
-the :class:`Outcome` a check reads, and the :class:`Finding` it makes.
+the :class:`Outcome` a check reads, and the :class:`Note` it makes.
 
 Each framework's records live in its own package (``bcast.frameworks.<name>.deviations``), each
 ``check`` beside its record, with an enum of that framework's runtimes derived from :class:`Runtime`;
@@ -21,7 +21,7 @@ from ..core.errors import BroadcastError
 from ..core.plan import Plan
 from ..rules import infer
 
-__all__ = ["Deviation", "Finding", "Outcome", "Runtime", "attempt", "installed_version", "verdict"]
+__all__ = ["Deviation", "Note", "Outcome", "Runtime", "attempt", "installed_version", "verdict"]
 
 
 class Runtime(str, Enum):
@@ -173,8 +173,10 @@ def installed_version(package: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One deviation that bears on one query, and what it means there."""
+class Note:
+    """One deviation that bears on one query, and what it means there: a note, as explain, compare and
+    lint print it (a lint finding, :class:`bcast.models.findings.Finding`, is a verdict on a node that
+    carries these)."""
 
     deviation: Deviation
     note: str

@@ -41,9 +41,9 @@ from typing import Any
 from ..core.errors import BroadcastError
 from ..core.plan import Plan
 from . import names, part
-from ._deviation import Deviation, Finding, Outcome, Runtime, attempt, installed_version
+from ._deviation import Deviation, Note, Outcome, Runtime, attempt, installed_version
 
-__all__ = ["BY_ID", "DEVIATIONS", "Deviation", "Finding", "Runtime", "applicable", "findings_for",
+__all__ = ["BY_ID", "DEVIATIONS", "Deviation", "Note", "Runtime", "applicable", "findings_for",
            "installed_version"]
 
 def _records() -> tuple[Deviation, ...]:
@@ -67,7 +67,7 @@ BY_ID: dict[str, Deviation] = {d.id: d for d in DEVIATIONS}
 
 
 def findings_for(result: Plan | BroadcastError, op: str | None = None,
-                 op_attrs: dict | None = None) -> list[Finding]:
+                 op_attrs: dict | None = None) -> list[Note]:
     """The deviations that bear on a plan or a broadcast error, with their notes.
 
     ``op``: the op the query was for, as its op table spells it (``"Max"``,
@@ -90,12 +90,12 @@ def findings_for(result: Plan | BroadcastError, op: str | None = None,
             continue
         note = dev.check(outcome)
         if note:
-            out.append(Finding(dev, note))
+            out.append(Note(dev, note))
     return out
 
 
 def applicable(*shapes: Any, rule: str = "numpy", op: str | None = None, op_attrs: dict | None = None,
-               **attrs: Any) -> list[Finding]:
+               **attrs: Any) -> list[Note]:
     """The deviations that bear on ``shapes`` under ``rule`` (see :func:`bcast.infer`);
     ``op`` and ``op_attrs`` as for :func:`findings_for`.
 

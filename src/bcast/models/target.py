@@ -23,7 +23,7 @@ from ..frameworks.deviations import Runtime, findings_for
 from ..frameworks.onnx import ops as bonnx
 
 if TYPE_CHECKING:
-    from ..frameworks.deviations import Finding
+    from ..frameworks.deviations import Note
     from .onnx_model import Shapes
 
 __all__ = ["Row", "Site", "Target", "align_fix", "found", "moved"]
@@ -61,13 +61,13 @@ class Site:
 @dataclass(frozen=True)
 class Row:
     """One verdict on a node: its ``kind`` (:data:`bcast.models.lint.KINDS`), the rule it is judged by
-    (None: none), why, the fix, and the deviation findings that bear on it."""
+    (None: none), why, the fix, and the deviation notes that bear on it."""
 
     kind: str
     rule: str | None
     reason: str
     fix: str
-    notes: tuple[Finding, ...] = ()
+    notes: tuple[Note, ...] = ()
 
 
 class Target:
@@ -117,10 +117,10 @@ class Target:
         return None
 
     def notes(self, result: Any, op: str | None = None, op_attrs: dict[str, Any] | None = None
-              ) -> tuple[Finding, ...]:
+              ) -> tuple[Note, ...]:
         return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime in self.runtimes)
 
-    def decisive(self, notes: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    def decisive(self, notes: tuple[Note, ...]) -> tuple[Note, ...]:
         return tuple(f for f in notes if f.deviation.runtime in self.decisive_runtimes)
 
 

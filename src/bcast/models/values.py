@@ -22,7 +22,7 @@ from onnx import TensorProto as T
 
 from collections.abc import Callable
 
-from ..frameworks.deviations import DEVIATIONS, Deviation, Finding
+from ..frameworks.deviations import DEVIATIONS, Deviation, Note
 from .target import Row
 
 __all__ = ["ELEMENT_TYPES", "value_rows"]
@@ -78,5 +78,5 @@ def value_rows(prefixes: tuple[str, ...], op: str | None, types: Callable[[], tu
         if op in ("POW", "RPOW"):
             fix = "for x ** 2 or x ** 3 write x * x (* x), which ncnn computes right; else keep the base > 0"
         rows.append(Row("values", None, f"{dev.runtime} runs {onnx_op}{as_op}, whose kernel computes other values "
-                        f"than the spec on some inputs ({dev.id}; see the note)", fix, (Finding(dev, note),)))
+                        f"than the spec on some inputs ({dev.id}; see the note)", fix, (Note(dev, note),)))
     return rows

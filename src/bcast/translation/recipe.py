@@ -53,7 +53,7 @@ class Recipe:
     """What the target runs: its inputs (name, shape, element type), the steps,
     the output (``output``, of shape ``shape``).
 
-    ``avoided`` holds the deviations (``Finding``) that made bcast pass over a
+    ``avoided`` holds the deviations (``Note``) that made bcast pass over a
     shorter form (e.g. OpenVINO's pdpd on its CPU plugin).
     """
 

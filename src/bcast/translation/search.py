@@ -65,7 +65,7 @@ from ..core._format import brief, format_shape
 from ..core.dims import is_static
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
-from ..frameworks.deviations import Finding, Runtime, findings_for
+from ..frameworks.deviations import Note, Runtime, findings_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
 from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
@@ -109,18 +109,18 @@ _RUNTIMES: dict[str, tuple[Runtime, ...]] = {
     "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,)}
 
 
-def _findings(target: str, got: Plan, op_name: str) -> list[Finding]:
+def _findings(target: str, got: Plan, op_name: str) -> list[Note]:
     return [f for f in findings_for(got, op=op_name, op_attrs={"element_type": "float32"})
             # a recipe writes every attribute out (the pdpd axis too): it avoids those of omitted attributes
             if f.deviation.runtime in _RUNTIMES[target] and not f.deviation.needs_omitted_attr]
 
 
 def _search(plan: Plan, target: str, op: Op
-            ) -> tuple[tuple[Form, Choice] | None, list[Finding], list[str]]:
+            ) -> tuple[tuple[Form, Choice] | None, list[Note], list[str]]:
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
     op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name}[target]
-    tried: list[tuple[tuple[int, int], list[Finding]]] = []  # combinations ruled out by a deviation
+    tried: list[tuple[tuple[int, int], list[Note]]] = []  # combinations ruled out by a deviation
     why: list[str] = []
     best: tuple[tuple[int, int], Form, Choice] | None = None
     for rank, form in enumerate(forms(target, op, plan)):
@@ -161,7 +161,7 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Finding], why: list[str]) -> TranslationError:
+def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Note], why: list[str]) -> TranslationError:
     if avoided:
         notes = "; ".join(_unique(f"{f.deviation.id}: {f.note}" for f in avoided))
         return TranslationError(plan, target, f"every form of {op.name} on {target} hits a runtime deviation ({notes})")

@@ -10,7 +10,7 @@ unknown and interval dims follow the verdict, one ``if`` line each.
 from __future__ import annotations
 
 from ..core._format import format_shape, lookup_notation
-from ..frameworks.deviations import Finding, findings_for
+from ..frameworks.deviations import Note, findings_for
 from ..core.errors import BroadcastError
 from ..core.plan import Plan, install_explainer
 from ..rules import RULES, Rule
@@ -86,7 +86,7 @@ def _path(rule: str) -> list[str]:
     return [f"  path: {path}"] if path else []
 
 
-def _findings(found: list[Finding]) -> list[str]:
+def _findings(found: list[Note]) -> list[str]:
     if not found:
         return []
     lines = ["", "runtimes that deviate from the spec here:"]
