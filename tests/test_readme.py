@@ -53,6 +53,14 @@ def test_ci_runs_the_quick_start_test_line():
     assert "## Quick start" in ci and 'bash -c "$line"' in ci
 
 
+def test_ci_runs_ruff_and_mypy_from_the_locked_extra():
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\nruff check src\n" in ci and "\nmypy\n" in ci
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extra = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert any(r.startswith("ruff") for r in extra) and any(r.startswith("mypy") for r in extra)
+
+
 def test_lock_pins_every_oracle():
     """Every package of the test extra (and the converter installed beside it) is pinned to one version."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
