@@ -121,3 +121,19 @@ def test_python_examples_run_as_shown():
     for i, block in enumerate(blocks):
         runner.run(parser.get_doctest(block, {}, f"README block {i}", str(README), 0))
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_layout_names_every_module_of_the_package():
+    """README's Layout block names every subpackage and module of src/bcast (a module by its file name,
+    a package as ``name/``; the rules are "one module per rule"), so it cannot fall behind the tree."""
+    block = re.search(r"## Layout\n.*?```\n(.*?)```", README.read_text(encoding="utf-8"), re.S).group(1)
+    package = README.parent / "src" / "bcast"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package)
+        if rel.parts[0] == "rules" and path.name not in ("_base.py", "_cache.py"):
+            continue
+        name = f"{rel.parent.name}/" if path.name == "__init__.py" and len(rel.parts) > 1 else path.name
+        if name not in block:
+            missing.append(rel.as_posix())
+    assert missing == []
