@@ -55,7 +55,7 @@ def test_ci_runs_the_quick_start_test_line():
 
 def test_ci_runs_ruff_and_mypy_from_the_locked_extra():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
-    assert "\nruff check src\n" in ci and "\nmypy\n" in ci
+    assert "\nruff check src tests\n" in ci and "\nmypy\n" in ci
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     extra = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
     assert any(r.startswith("ruff") for r in extra) and any(r.startswith("mypy") for r in extra)
