@@ -13,7 +13,7 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
   ``copy2`` the same copy by numpy's loop (np.positive) in bcast's threads: the
   floor of anything computed by numpy's loops with all threads.
 - **small**: one op on tiny arrays, per call, against ``np.add``: target
-  <= 3x for ``bcast.apply``, ``bcast.frameworks.onnx.ops.run``, ``bcast.frameworks.openvino.ops.run`` and ``bcast.frameworks.ncnn.ops.run``.
+  <= 3x for ``bcast.apply``, ``bcast.onnx.run``, ``bcast.openvino.run`` and ``bcast.ncnn.run``.
 - **shape**: ``bcast.result_shape`` against ``np.broadcast_shapes``, target
   <= 1.0x on the worst pair (benchmarks/bench_result_shape.py's pairs).
 - **lint**: ``bcast.lint`` of the largest light model-zoo graph of the onnx wheel
@@ -46,9 +46,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
 import bcast  # noqa: E402
-import bcast.frameworks.ncnn.ops  # noqa: E402
-import bcast.frameworks.onnx.ops  # noqa: E402
-import bcast.frameworks.openvino.ops  # noqa: E402
+import bcast.ncnn  # noqa: E402
+import bcast.onnx  # noqa: E402
+import bcast.openvino  # noqa: E402
 import peers  # noqa: E402
 
 RESULTS: list = []  # (section, what, value text, target text, met)
@@ -140,23 +140,23 @@ def cases(quick: bool) -> list[Case]:
     col = f32(56)
     return [
         Case("Add (N,256,56,56)+(256,1,1)", [a4, ch],
-             lambda a, b, out=None: bcast.frameworks.onnx.ops.run("Add", a, b, out=out),
+             lambda a, b, out=None: bcast.onnx.run("Add", a, b, out=out),
              lambda a, b, out=None: np.add(a, b, out=out), "Add"),
         Case("Add (4096,4096)+(4096,)", [m, row],
-             lambda a, b, out=None: bcast.frameworks.onnx.ops.run("Add", a, b, out=out),
+             lambda a, b, out=None: bcast.onnx.run("Add", a, b, out=out),
              lambda a, b, out=None: np.add(a, b, out=out), "Add"),
         Case("pdpd Add (N,256,56,56)+(256,56) axis=1", [a4, pd],
-             lambda a, b, out=None: bcast.frameworks.openvino.ops.run("Add", a, b, auto_broadcast="pdpd", axis=1, out=out),
+             lambda a, b, out=None: bcast.openvino.run("Add", a, b, auto_broadcast="pdpd", axis=1, out=out),
              lambda a, b, out=None: np.add(a, b[:, :, None], out=out), "Add",
              peer_inputs=[a4, pd[:, :, None]], ov_attrs={"auto_broadcast": "numpy"}),
         Case("ncnn ADD (256,112,112)+(256,1,1)", [nc_a, nc_b],
-             lambda a, b, out=None: bcast.frameworks.ncnn.ops.run("ADD", a, b, out=out),
+             lambda a, b, out=None: bcast.ncnn.run("ADD", a, b, out=out),
              lambda a, b, out=None: np.add(a, b, out=out), "Add"),
         Case("Where (N,1,56,56)?(N,256,56,56):(256,1,1)", [cond, a4, ch],
-             lambda c, x, y, out=None: bcast.frameworks.onnx.ops.run("Where", c, x, y, out=out),
+             lambda c, x, y, out=None: bcast.onnx.run("Where", c, x, y, out=out),
              _np_where, "Where"),
         Case("Sum (N,256,56,56),(256,1,1),(N,1,56,56),(56,)", [a4, ch, sp, col],
-             lambda *xs, out=None: bcast.frameworks.onnx.ops.run("Sum", *xs, out=out),
+             lambda *xs, out=None: bcast.onnx.run("Sum", *xs, out=out),
              _np_sum, "Sum"),
     ]
 
@@ -258,18 +258,18 @@ def bench_small(quick: bool) -> None:
         "np.add": lambda: np.add(a, b),
         "bcast.apply(np.add)": lambda: bcast.apply(np.add, a, b),
         'bcast.apply("add")': lambda: bcast.apply("add", a, b),
-        'bcast.frameworks.onnx.ops.run("Add")': lambda: bcast.frameworks.onnx.ops.run("Add", a, b),
-        'bcast.frameworks.onnx.ops.run("Add") int64': lambda: bcast.frameworks.onnx.ops.run("Add", ia, ib),
-        'bcast.frameworks.openvino.ops.run("Add")': lambda: bcast.frameworks.openvino.ops.run("Add", a, b),
-        'bcast.frameworks.ncnn.ops.run("ADD")': lambda: bcast.frameworks.ncnn.ops.run("ADD", a, b),
+        'bcast.onnx.run("Add")': lambda: bcast.onnx.run("Add", a, b),
+        'bcast.onnx.run("Add") int64': lambda: bcast.onnx.run("Add", ia, ib),
+        'bcast.openvino.run("Add")': lambda: bcast.openvino.run("Add", a, b),
+        'bcast.ncnn.run("ADD")': lambda: bcast.ncnn.run("ADD", a, b),
     }
     t = interleaved(cands, rounds=7 if quick else 21, inner=2000)
     base = t["np.add"]
     print("\n## small ops: one call on (3,) arrays, median us per call, ratio to np.add")
     for name, s in t.items():
         print(f"{name:<30} {s * 1e6:8.3f} us {s / base:6.2f}x")
-    for name in ("bcast.apply(np.add)", 'bcast.apply("add")', 'bcast.frameworks.onnx.ops.run("Add")', 'bcast.frameworks.openvino.ops.run("Add")',
-                 'bcast.frameworks.ncnn.ops.run("ADD")'):
+    for name in ("bcast.apply(np.add)", 'bcast.apply("add")', 'bcast.onnx.run("Add")', 'bcast.openvino.run("Add")',
+                 'bcast.ncnn.run("ADD")'):
         target("small", f"{name} / np.add", t[name] / base, 3.0)
 
 

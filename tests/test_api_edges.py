@@ -61,8 +61,8 @@ LAZY = ("apply", "broadcast_arrays", "translate", "TranslationError", "lint", "r
 
 
 def test_dir_lists_the_lazily_loaded_names_without_loading_them():
-    code = ("import sys, bcast; d = dir(bcast); print(sorted(set(%r) - set(d)), "
-            "[m for m in ('numpy', 'onnx') if m in sys.modules])" % (LAZY,))
+    code = (f"import sys, bcast; d = dir(bcast); print(sorted(set({LAZY!r}) - set(d)), "
+            "[m for m in ('numpy', 'onnx') if m in sys.modules])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "[] []", r.stderr
 

@@ -53,6 +53,14 @@ def test_ci_runs_the_quick_start_test_line():
     assert "## Quick start" in ci and 'bash -c "$line"' in ci
 
 
+def test_ci_runs_ruff_and_mypy_from_the_locked_extra():
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\nruff check src tests\n" in ci and "\nmypy\n" in ci
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extra = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert any(r.startswith("ruff") for r in extra) and any(r.startswith("mypy") for r in extra)
+
+
 def test_lock_pins_every_oracle():
     """Every package of the test extra (and the converter installed beside it) is pinned to one version."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -113,3 +121,19 @@ def test_python_examples_run_as_shown():
     for i, block in enumerate(blocks):
         runner.run(parser.get_doctest(block, {}, f"README block {i}", str(README), 0))
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_layout_names_every_module_of_the_package():
+    """README's Layout block names every subpackage and module of src/bcast (a module by its file name,
+    a package as ``name/``; the rules are "one module per rule"), so it cannot fall behind the tree."""
+    block = re.search(r"## Layout\n.*?```\n(.*?)```", README.read_text(encoding="utf-8"), re.S).group(1)
+    package = README.parent / "src" / "bcast"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package)
+        if rel.parts[0] == "rules" and path.name not in ("_base.py", "_cache.py"):
+            continue
+        name = f"{rel.parent.name}/" if path.name == "__init__.py" and len(rel.parts) > 1 else path.name
+        if name not in block:
+            missing.append(rel.as_posix())
+    assert missing == []

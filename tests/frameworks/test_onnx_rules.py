@@ -617,7 +617,8 @@ def test_legacy_converted_model_in_onnxruntime(a_shape, b_shape, axis):
     assert isinstance(ort_run(model, {"A": np.zeros(a_shape, np.float32), "B": np.zeros(b_shape, np.float32)}),
                       Exception)
     if "onnx-version-converter-axis" in ids and axis != 0:
-        pytest.skip("registered deviation onnx-version-converter-axis (tests/frameworks/test_deviations_onnx.py proves it)")
+        pytest.skip("registered deviation onnx-version-converter-axis"
+                    " (tests/frameworks/test_deviations_onnx.py proves it)")
     converted = version_converter.convert_version(model, 7)
     # with axis 0 the converter leaves the element type of its Unsqueeze output unset in value_info,
     # which onnxruntime refuses to load (the same registered deviation); the annotations are not needed

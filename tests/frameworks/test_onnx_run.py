@@ -195,10 +195,10 @@ random_shapes = functools.partial(shared_random_shapes, p=(0.05, 0.25, 0.25, 0.2
 # --- the differential engine ------------------------------------------------------------
 
 
-def outcome(fn):
-    """``fn()``'s output, or the refusal (BroadcastError, RuntimeRefused)."""
+def outcome(fn, /, *args, **kwargs):
+    """``fn(*args, **kwargs)``'s output, or the refusal (BroadcastError, RuntimeRefused)."""
     try:
-        out = fn()
+        out = fn(*args, **kwargs)
     except (BroadcastError, RuntimeRefused) as e:
         return e
     return out[0] if isinstance(out, list) else out
@@ -236,7 +236,7 @@ def _check_deviation(dev_id, op, inputs, opset, attrs, got, ulps, where):
         assert isinstance(got, RuntimeRefused) and "unexpected keyword argument" in got.message, (where, got)
     elif dev_id in ("reference-legacy-ignores-broadcast", "reference-pow1-legacy-attrs",
                     "reference-variadic-before-8-broadcasts"):  # numpy broadcasting: what opset 8 does
-        want = outcome(lambda: bo.run(op, *inputs, opset=8))
+        want = outcome(bo.run, op, *inputs, opset=8)
         if isinstance(want, BroadcastError):
             assert isinstance(got, RuntimeRefused), (where, "numpy broadcasting refuses, the runtime gives", got)
         else:
@@ -252,11 +252,11 @@ def _check_deviation(dev_id, op, inputs, opset, attrs, got, ulps, where):
 def compare(op, inputs, *, opset, ulps=0, runtimes=RUNTIMES, **attrs):
     """bcast against each runtime on one case: same values and dtype, or both
     refuse; registered deviations must behave as recorded."""
-    mine = outcome(lambda: bo.run(op, *inputs, opset=opset, **attrs))
+    mine = outcome(bo.run, op, *inputs, opset=opset, **attrs)
     findings = _findings(op, inputs, opset, attrs, mine)
     where = (op, opset, attrs, [x.shape for x in inputs], [x.dtype.name for x in inputs])
     for name, run in runtimes.items():
-        got = outcome(lambda: run(op, inputs, opset=opset, **attrs))
+        got = outcome(run, op, inputs, opset=opset, **attrs)
         STATS[name] += 1
         devs = [f.deviation.id for f in findings if f.deviation.runtime == REGISTRY_RUNTIME[name]]
         if devs:
@@ -295,10 +295,10 @@ ORT_OPSET = 26  # the opset of the differential tables: every onnxruntime since 
 #: BitShift-28): the oracle's probe (max_opset) must find it on a listed release, and >= ORT_OPSET on any.
 ORT_MAX_OPSET = {"1.31": 26, "1.32": 28}
 
-F, I = ("float32", "float64", "float16"), ("int8", "uint8", "int16", "int32", "int64", "uint64")
+FLOATS, INTS = ("float32", "float64", "float16"), ("int8", "uint8", "int16", "int32", "int64", "uint64")
 #: op -> (dtypes of the inputs, value kind of each input, attrs, ulps)
 DIFF = [
-    ("Add", [(t, t) for t in F + I], "any any", {}, 0),
+    ("Add", [(t, t) for t in FLOATS + INTS], "any any", {}, 0),
     ("Sub", [(t, t) for t in ("float32", "int8", "uint16", "int64")], "any any", {}, 0),
     ("Mul", [(t, t) for t in ("float32", "float16", "int16", "uint8", "int32")], "any any", {}, 0),
     ("Div", [(t, t) for t in ("float32", "float64", "int8", "int32", "int64", "uint32")], "any divisor", {}, 4),
@@ -728,7 +728,8 @@ BAD = [
     ("Where condition int", "Where", (i32, f32, f32), {}, "input condition must be one of bool"),
     ("Expand shape int32", "Expand", (f32, np.array([2, 3], np.int32)), {}, "input shape must be one of int64"),
     ("Expand shape 2-D", "Expand", (f32, np.array([[2, 3]])), {}, "1-D int64 array"),
-    ("Expand shape negative", "Expand", (f32, np.array([-2, 3])), {}, "onnx Expand: input shape must not have negative dims"),
+    ("Expand shape negative", "Expand", (f32, np.array([-2, 3])), {},
+     "onnx Expand: input shape must not have negative dims"),
     ("Mod float fmod=0 at 13", "Mod", (f32, f32), {"opset": 13}, "floats need fmod=1 before opset 28"),
     ("Greater int at 7", "Greater", (i32, i32), {"opset": 7}, "input A must be one of double, float, float16"),
     ("mismatched", "Add", (f32, f32.astype(np.float64)), {}, "inputs A and B must have the same type (T); got "

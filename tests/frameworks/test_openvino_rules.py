@@ -156,7 +156,8 @@ def _expect_stretch(ov_res, query, finding):
     data, target = shapes
     want = _ov_bpdpd_model(data, target, attrs.get("axis", -1))
     if not ov_res.ok or ov_res.shape != want:
-        return f"registry says OpenVINO returns {format_shape(want)} (data's dim in place of a target 1), it gives {ov_res}"
+        return (f"registry says OpenVINO returns {format_shape(want)} (data's dim in place of a target 1),"
+                f" it gives {ov_res}")
     return _names_shape(ov_res, finding)
 
 
@@ -821,9 +822,12 @@ ADD_VALUE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("mode, a, b, axis", ADD_VALUE_CASES,
-                         ids=[f"{m}-{format_shape(a)}+{format_shape(b)}" + (f"-axis{len(a) - len(b) if ax == 'natural' else ax}" if m == "pdpd" else "")
-                              for m, a, b, ax in ADD_VALUE_CASES])
+def _add_value_id(m, a, b, ax):
+    axis = f"-axis{len(a) - len(b) if ax == 'natural' else ax}" if m == "pdpd" else ""
+    return f"{m}-{format_shape(a)}+{format_shape(b)}" + axis
+
+
+@pytest.mark.parametrize("mode, a, b, axis", ADD_VALUE_CASES, ids=[_add_value_id(*case) for case in ADD_VALUE_CASES])
 def test_add_values_on_cpu(mode, a, b, axis):
     if axis == "natural":
         axis = len(a) - len(b)

@@ -2,8 +2,9 @@
 and argv of random tokens.
 
 The invariant (README "Commands"): exit status 0, 1 or 2, never a traceback; on 2 stderr is
-exactly one line ``bcast[ COMMAND]: error: ...`` and stdout is empty (a bare ``bcast`` too); on 1 the reason is on stdout (the result of the command: "not broadcastable",
-"no recipe") and stderr is empty; ``--json`` output always parses, with the documented fields;
+exactly one line ``bcast[ COMMAND]: error: ...`` and stdout is empty (a bare ``bcast`` too);
+on 1 the reason is on stdout (the result of the command: "not broadcastable", "no recipe")
+and stderr is empty; ``--json`` output always parses, with the documented fields;
 the shape ``bcast shape`` prints reads back as a shape.  ``bcast.cli.main`` runs in-process;
 a few real ``python -m bcast`` runs at the end check the same through the interpreter's streams.
 """

@@ -112,10 +112,10 @@ def same(got, want, *, bits: bool = False) -> None:
     assert (got[~nan] == want[~nan]).all() and (np.signbit(got[~nan]) == np.signbit(want[~nan])).all(), (got, want)
 
 
-def outcome(f):
-    """``("ok", result)`` or ``("error", exception)``, for bcast's documented errors only."""
+def outcome(f, /, *args, **kwargs):
+    """``("ok", f(*args, **kwargs))`` or ``("error", exception)``, for bcast's documented errors only."""
     try:
-        return "ok", f()
+        return "ok", f(*args, **kwargs)
     except (BroadcastError, InputError) as e:
         return "error", e
 
@@ -192,7 +192,7 @@ def test_apply_equals_numpy(func, inputs, use_out, threads):
     previous = parallel.set_threads(threads)
     try:
         with np.errstate(all="ignore"):
-            status, got = outcome(lambda: bcast.apply(func, *inputs, out=out))
+            status, got = outcome(bcast.apply, func, *inputs, out=out)
     except ArithmeticError:
         assert any(x.dtype.kind == "O" for x in inputs if isinstance(x, np.ndarray))
         return
@@ -289,17 +289,17 @@ def onnx_cases(draw):
 
 def _same_bits_all_ways(run, inputs, layouts, **kw):
     """``run`` on ``inputs``: the same bits in every layout and with out=; returns the result or the error."""
-    status, want = outcome(lambda: run(*inputs, **kw))
+    status, want = outcome(run, *inputs, **kw)
     if status == "error":
         return status, want
     if not isinstance(want, np.ndarray) or not want.flags.writeable:
         return status, want
     moved = [layout(x, how) if isinstance(x, np.ndarray) else x for x, how in zip(inputs, layouts)]
-    s2, got = outcome(lambda: run(*moved, **kw))
+    s2, got = outcome(run, *moved, **kw)
     assert s2 == "ok", got
     same(got, want, bits=True)
     out = np.full(want.shape, 7, want.dtype) if want.dtype.kind != "O" else np.empty(want.shape, object)
-    s3, got = outcome(lambda: run(*inputs, out=out, **kw))
+    s3, got = outcome(run, *inputs, out=out, **kw)
     assert s3 == "ok", got
     assert got is out
     same(out, want, bits=True)
@@ -315,7 +315,7 @@ def in_place(run, inputs, want, **kw):
     for i, x in enumerate(inputs):
         if isinstance(x, np.ndarray) and x.shape == want.shape and x.dtype == want.dtype:
             copies = [np.array(y, copy=True) if isinstance(y, np.ndarray) else y for y in inputs]
-            status, got = outcome(lambda: run(*copies, out=copies[i], **kw))
+            status, got = outcome(run, *copies, out=copies[i], **kw)
             assert status == "ok" and got is copies[i], (i, got)
             same(copies[i], want, bits=True)
 
@@ -333,7 +333,7 @@ def test_onnx_run(case, layouts):
         _check_refusal(result, name, [x.dtype for x in inputs])
         return
     if opset is None and not attrs:  # the small-op fast path; the full path with the opset spelled out
-        s2, full = outcome(lambda: bo.run(name, *inputs, opset=bo.LATEST_OPSET))
+        s2, full = outcome(bo.run, name, *inputs, opset=bo.LATEST_OPSET)
         assert s2 == "ok", full
         same(result, full, bits=True)
 
@@ -375,7 +375,7 @@ def onnx_valid_cases(draw):
 def test_onnx_run_out_is_an_input(case):
     """out= any input of the output's shape and dtype: the bits of the call without out=."""
     name, inputs, attrs = case
-    status, want = outcome(lambda: bo.run(name, *inputs, **attrs))
+    status, want = outcome(bo.run, name, *inputs, **attrs)
     if status == "ok":
         in_place(lambda *xs, **kw: bo.run(name, *xs, **attrs, **kw), inputs, want)
 
@@ -652,11 +652,11 @@ def test_memory_budget_refused_before_allocating(case, budget, shape):
     """Past the budget: MemoryBudgetError, and nothing near the output's size was ever allocated;
     within it: the op runs, its peak a few budgets at most (output, intermediates, fixed-size scratch)."""
     with bcast.memory_budget_set(budget):  # once untraced: importing numba, loading a compiled loop
-        outcome(lambda: BUDGET_CASES[case](shape))  # (~32 MB of Python objects, once) are not the op's
+        outcome(BUDGET_CASES[case], shape)  # (~32 MB of Python objects, once) are not the op's
     tracemalloc.start()
     try:
         with bcast.memory_budget_set(budget):
-            status, result = outcome(lambda: BUDGET_CASES[case](shape))
+            status, result = outcome(BUDGET_CASES[case], shape)
             del result
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -736,7 +736,9 @@ def test_hostile_values_against_onnxruntime():
                     xs = [rng.random(b_shape) < 0.5] + xs
                 want = ort_oracle.run(op, [np.ascontiguousarray(x) for x in xs])[0]
                 got = bo.run(op, *xs)
-                if op == "Where":  # onnxruntime's Where (1.31.1, 1.32.0) gives +0.0 where it picks an X of -0.0 (bcast: X; deviation onnxruntime-where-negative-zero)
+                # onnxruntime's Where (1.31.1, 1.32.0) gives +0.0 where it picks an X of -0.0
+                # (bcast: X; deviation onnxruntime-where-negative-zero)
+                if op == "Where":
                     got, want = got + 0.0, want + 0.0
                 same(got, want)
                 runs += 1

@@ -51,8 +51,8 @@ def test_scan_body_and_bcast_shapes_cross_into_subgraphs():
 
 
 def test_model_local_function_is_checked_at_each_call_with_the_callers_shapes():
-    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"], [helper.make_node("Mul", ["a", "b"], ["o"], name="Mul_0")],
-                              [helper.make_opsetid("", OPSET)])
+    mul = helper.make_node("Mul", ["a", "b"], ["o"], name="Mul_0")
+    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"], [mul], [helper.make_opsetid("", OPSET)])
     unused = helper.make_function("my", "Unused", ["a"], ["o"], [helper.make_node("Add", ["a", "a"], ["o"])],
                                   [helper.make_opsetid("", OPSET)])
     w = numpy_helper.from_array(np.ones((4, 5), np.float32), "w")
@@ -153,8 +153,8 @@ def _rank_model(op, a, b, a_const: bool, b_const: bool, keepdims_a: bool):
         names.append(name)
     extra = {"fmod": 1} if op == "Mod" else {}
     nodes.append(helper.make_node(op, names, ["y"], name="op", **extra))
-    g = helper.make_graph(nodes, "g", inputs, [_vi("y", None, T.BOOL if op in ("Greater", "Less", "Equal") else T.FLOAT)],
-                          inits)
+    y_type = T.BOOL if op in ("Greater", "Less", "Equal") else T.FLOAT
+    g = helper.make_graph(nodes, "g", inputs, [_vi("y", None, y_type)], inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -185,8 +185,8 @@ def test_rank0_and_rank1_operands_fuzz_every_target(op):
 
 def _scale_calls(second_shape):
     """Function Scale (a Mul) called by Call_4 with (x, w (4,5)) and by Call_5 with (x, v ``second_shape``)."""
-    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"],
-                              [helper.make_node("Mul", ["a", "b"], ["o"], name="Mul_0")], [helper.make_opsetid("", OPSET)])
+    mul = helper.make_node("Mul", ["a", "b"], ["o"], name="Mul_0")
+    fn = helper.make_function("my", "Scale", ["a", "b"], ["o"], [mul], [helper.make_opsetid("", OPSET)])
     rng = np.random.default_rng(1)
     w = numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "w")
     v = numpy_helper.from_array(rng.standard_normal(second_shape).astype(np.float32), "v")
@@ -203,7 +203,8 @@ def test_rewrite_of_a_function_body_that_every_call_needs_alike(target):
     assert [f.node for f in lint(m, target)] == ["Call_4/Scale/Mul_0", "Call_5/Scale/Mul_0"]
     r = rewrite(m, target)
     assert r.findings == []
-    assert r.changes[0].startswith("Call_4/Scale/Mul_0: ") and r.changes[-1] == "function Scale: rewritten once for its 2 calls"
+    assert r.changes[0].startswith("Call_4/Scale/Mul_0: ")
+    assert r.changes[-1] == "function Scale: rewritten once for its 2 calls"
     body = [n.op_type for n in r.model.functions[0].node]
     assert body[-1] == "Mul" and "Constant" in body  # a function has no initializers: its constants are nodes
     x = np.random.default_rng(2).standard_normal((1, 5, 4, 5)).astype(np.float32)

@@ -1,5 +1,5 @@
-"""bcast.frameworks.ncnn.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter needed; the corpus
-test, test_convert_corpus.py, checks them against real conversions)."""
+"""bcast.frameworks.ncnn.lint_pnnx: pnnx's batch axis and its verdicts on hand-built models (no converter
+needed; the corpus test, test_convert_corpus.py, checks them against real conversions)."""
 
 import math
 
@@ -343,7 +343,10 @@ def test_nodes_pnnx_folds_are_not_findings():
     assert [f.op_type for f in lint(m, "ncnn")] == ["Equal"]
 
 
-def _gelu_tanh(k=0.044715, c=math.sqrt(2 / math.pi)):
+_GELU_C = math.sqrt(2 / math.pi)
+
+
+def _gelu_tanh(k=0.044715, c=_GELU_C):
     nodes = [_const("three", 3.0), _const("k", k), _const("c", c), _const("half", 0.5), _const("one", 1.0),
              ("Pow", ["x", "three"], ["p"]), ("Mul", ["p", "k"], ["pk"]), ("Add", ["x", "pk"], ["a"]),
              ("Mul", ["a", "c"], ["ac"]), ("Tanh", ["ac"], ["t"]), ("Add", ["t", "one"], ["t1"]),

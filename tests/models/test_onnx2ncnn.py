@@ -43,7 +43,8 @@ def test_memorydata_dims_as_onnx2ncnn_writes_them():
 def test_readme_mul_is_garbage_and_rewrite_reshapes_the_initializer_not_unsqueeze():
     m = model([("Mul", ["x", "w"], ["y"])], {"x": [1, 5, 4, 5]}, ["y"], inits={"w": _x((4, 5))})
     [f] = lint(m, "onnx2ncnn")
-    assert f.kind == "unsupported" and "blobs A (5,4,5) and B (4,5)" in f.reason and "garbage of shape (5,5,5)" in f.reason
+    assert f.kind == "unsupported" and "blobs A (5,4,5) and B (4,5)" in f.reason
+    assert "garbage of shape (5,5,5)" in f.reason
     assert "reshape initializer B to (1,1,4,5)" in f.fix
     r = rewrite(m, "onnx2ncnn")
     assert r.findings == [] and r.changes == ["n0: initializer B w (4,5) -> (1,1,4,5)"]
@@ -162,7 +163,8 @@ def test_values_findings_follow_the_records_element_types():
     assert lint(_binary("Add", T.FLOAT), "openvino") == []
     assert [f.deviations[0].deviation.id for f in lint(_binary("Max", T.FLOAT), "openvino")] == [
         "openvino-cpu-minmax-nan"]
-    assert [f.deviations[0].deviation.id for f in lint(_binary("Div", T.FLOAT, (1, 3)), "onnx2ncnn")] == ["ncnn-fast-math"]
+    div = _binary("Div", T.FLOAT, (1, 3))
+    assert [f.deviations[0].deviation.id for f in lint(div, "onnx2ncnn")] == ["ncnn-fast-math"]
 
 
 def test_every_value_record_is_reported_by_some_target():
@@ -229,6 +231,6 @@ def test_onnx2ncnn_rule_against_ncnns_binaryop():
             verdicts.append(True)
     results = oracle.run_many(cases)
     assert len(results) > len(PROOF)  # some pairs were flagged and rewritten
-    for (name, a, b), want, ok, got in zip(cases, expected, verdicts, results):
+    for (_name, a, b), want, ok, got in zip(cases, expected, verdicts, results):
         right = isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want)
         assert right == ok, (a.shape, b.shape, ok, getattr(got, "shape", got))

@@ -1,6 +1,7 @@
 """bcast rewrite (the onnx2ncnn, ncnn and openvino rewrites have their own tests: test_onnx2ncnn.py,
-test_lint_graphs.py, test_convert_corpus.py): legacy opset-6 broadcast/axis models upgraded and run in onnxruntime against bcast.frameworks.onnx.ops.run
-of the legacy op; the file rules (never the input, never an existing file, atomic)."""
+test_lint_graphs.py, test_convert_corpus.py): legacy opset-6 broadcast/axis models upgraded and run in
+onnxruntime against bcast.frameworks.onnx.ops.run of the legacy op; the file rules (never the input, never
+an existing file, atomic)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from support.onnx_models import model, onnx, run_ort, saved  # noqa: F401 - saved: a fixture
+from support.onnx_models import model, onnx, run_ort
 
 import bcast
 from bcast.frameworks.onnx import ops as bonnx

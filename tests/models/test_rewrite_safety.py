@@ -14,7 +14,6 @@ import textwrap
 import pytest
 
 from support.cli import run_cli
-from support.onnx_models import model, saved  # noqa: F401 - saved: a fixture
 
 onnx = pytest.importorskip("onnx")
 

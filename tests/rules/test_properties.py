@@ -94,12 +94,15 @@ ALL_RULE_CASES = {
     "explicit": lambda: st.tuples(shapes_st, shapes_st, st.lists(st.integers(-1, 5), max_size=5)).map(
         lambda s: ([s[0], s[1]], {"axes_mapping": s[2]})),
     "ncnn": lambda: st.tuples(shapes_st, shapes_st, st.booleans()).map(lambda s: ([s[0], s[1]], {"ncnn_order": s[2]})),
-    "onnx-legacy": lambda: st.tuples(shapes_st, shapes_st, st.sampled_from([0, 1]), st.one_of(st.none(), st.integers(-2, 5))).map(
+    "onnx-legacy": lambda: st.tuples(shapes_st, shapes_st, st.sampled_from([0, 1]),
+                                     st.one_of(st.none(), st.integers(-2, 5))).map(
         lambda s: ([s[0], s[1]], {"broadcast": s[2], "axis": s[3]})),
-    "openvino-select": lambda: st.tuples(shapes_st, shapes_st, shapes_st, st.sampled_from(["numpy", "pdpd", "none"]), st.integers(-1, 3)).map(
+    "openvino-select": lambda: st.tuples(shapes_st, shapes_st, shapes_st, st.sampled_from(["numpy", "pdpd", "none"]),
+                                         st.integers(-1, 3)).map(
         lambda s: ([s[0], s[1], s[2]], {"auto_broadcast": s[3], "axis": s[4]})),
     "openvino-prelu": lambda: st.tuples(shapes_st, shapes_st).map(lambda s: (list(s), {})),
-    "onnx-gemm": lambda: st.tuples(shapes_st, shapes_st, st.lists(shapes_st, max_size=1), st.booleans(), st.booleans()).map(
+    "onnx-gemm": lambda: st.tuples(shapes_st, shapes_st, st.lists(shapes_st, max_size=1), st.booleans(),
+                                   st.booleans()).map(
         lambda s: ([s[0], s[1], *s[2]], {"transA": s[3], "transB": s[4]})),
     "openvino-broadcast-pdpd": lambda: st.tuples(shapes_st, shapes_st, st.integers(-2, 5)).map(
         lambda s: ([s[0], s[1]], {"axis": s[2]})),
@@ -208,7 +211,8 @@ junk = st.one_of(
     st.one_of(st.sampled_from(sorted(bcast.RULES)), st.text(max_size=8), st.none(), st.integers()),
     st.lists(st.one_of(shapes_st, junk), max_size=4),
     st.dictionaries(
-        st.sampled_from(["axis", "axes_mapping", "broadcast", "ncnn_order", "auto_broadcast", "transA", "transB", "bogus"]),
+        st.sampled_from(["axis", "axes_mapping", "broadcast", "ncnn_order", "auto_broadcast", "transA", "transB",
+                         "bogus"]),
         junk, max_size=3,
     ),
 )

@@ -213,7 +213,8 @@ def test_to_dict_is_json_ready():
 def test_names_in_messages():
     with pytest.raises(BroadcastError) as info:
         bcast.infer((2, 3), (4,), names=["x", "bias"])
-    assert str(info.value).startswith("numpy: cannot broadcast x (2,3) with bias (4,): axis -1 (x axis 1, bias axis 0): 3 vs 4")
+    assert str(info.value).startswith(
+        "numpy: cannot broadcast x (2,3) with bias (4,): axis -1 (x axis 1, bias axis 0): 3 vs 4")
 
 
 def test_design_message_format():
@@ -290,7 +291,8 @@ def test_parse_shape(text, shape):
 
 @pytest.mark.parametrize("text", [
     "", " ", "2,,3", ",", "2x", "2x ", "2,3x4", "[2,3", "2,3]", "[2,3)", "-1", "2,-3", "2.5", "a-b",
-    "N+1,3", "??", "10..1", "..5", "1...", "[...]", "2xmax-1", "[[2]]", "２,3", "1e3", "+3", ",".join(["1"] * 65), "9" * 30,
+    "N+1,3", "??", "10..1", "..5", "1...", "[...]", "2xmax-1", "[[2]]", "２,3", "1e3", "+3", ",".join(["1"] * 65),
+    "9" * 30,
 ])
 def test_parse_shape_rejects(text):
     with pytest.raises(InputError) as info:

@@ -10,7 +10,17 @@ from hypothesis.extra import numpy as hnp
 
 import bcast
 from bcast import BroadcastError, InputError
-from bcast.run.execute import MemoryBudgetError, apply, broadcast_arrays, check_memory, memory_budget, memory_budget_set, parse_bytes, set_memory_budget, view
+from bcast.run.execute import (
+    MemoryBudgetError,
+    apply,
+    broadcast_arrays,
+    check_memory,
+    memory_budget,
+    memory_budget_set,
+    parse_bytes,
+    set_memory_budget,
+    view,
+)
 
 RNG = np.random.default_rng(3)
 
@@ -110,7 +120,8 @@ def test_bad_requests_are_input_errors(arrays, attrs, message):
         apply(np.add, *arrays, rule="ncnn" if attrs else "numpy", **attrs)
 
 
-@pytest.mark.parametrize("func, message", [("nonexistent", "numpy has no function 'nonexistent'"), (3, "func must be callable")])
+@pytest.mark.parametrize("func, message", [("nonexistent", "numpy has no function 'nonexistent'"),
+                                           (3, "func must be callable")])
 def test_bad_functions_are_input_errors(func, message):
     with pytest.raises(InputError, match=message):
         apply(func, arr(3), arr(3))
@@ -149,7 +160,8 @@ def test_dims_past_any_machine_are_refused():
 
 
 def test_views_past_numpy_s_index_range_are_refused():
-    with pytest.raises(InputError, match=r"\(1000000,1000000,1000000,1000000\) has 1e\+24 elements, more than a numpy array"):
+    with pytest.raises(InputError,
+                       match=r"\(1000000,1000000,1000000,1000000\) has 1e\+24 elements, more than a numpy array"):
         view(np.ones(1), bcast.infer((1,), (10**6,) * 4, rule="bidirectional"), 0)
 
 
@@ -221,7 +233,8 @@ def test_a_bad_switch_in_the_environment_fails_at_first_use_whatever_the_size(na
     code = "import numpy as np, bcast\nbcast.apply(np.add, np.ones(3), np.ones(3))"  # the small-op fast path
     env = {**os.environ, name: value}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    assert r.returncode == 1 and r.stderr.strip().splitlines()[-1] == "bcast.core.errors.InputError: " + message, r.stderr
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == "bcast.core.errors.InputError: " + message, r.stderr
 
 
 @pytest.mark.parametrize("value, on", [("", True), ("1", True), ("On", True), ("0", False), ("off", False),
@@ -275,7 +288,8 @@ def test_dask_stays_lazy_and_runs_on_the_local_scheduler():
                 calls.append(x.shape)
         return x
 
-    a = da.map_blocks(block, da.arange(4000 * 3000, chunks=1_000_000, dtype=np.float64).reshape(4000, 3000), dtype=np.float64)
+    whole = da.arange(4000 * 3000, chunks=1_000_000, dtype=np.float64).reshape(4000, 3000)
+    a = da.map_blocks(block, whole, dtype=np.float64)
     b = da.arange(4000, chunks=1000, dtype=np.float64)
     with memory_budget_set("1MiB"):  # the output (96 MB) is far over it: dask never holds it whole
         got = apply("add", a, b, rule="pdpd", axis=0)
@@ -288,13 +302,14 @@ def test_dask_stays_lazy_and_runs_on_the_local_scheduler():
     n = 4000 * 3000
     assert total == pytest.approx(n * (n - 1) / 2 + 3000 * 4000 * 3999 / 2)
     small = apply("add", da.ones((3, 4), chunks=2), da.arange(3, chunks=2), rule="ncnn")
-    np.testing.assert_array_equal(dask.compute(small, scheduler="synchronous")[0], np.ones((3, 4)) + np.arange(3)[:, None])
+    np.testing.assert_array_equal(dask.compute(small, scheduler="synchronous")[0],
+                                  np.ones((3, 4)) + np.arange(3)[:, None])
 
 
 def test_lazy_exports():
     assert bcast.apply is apply and bcast.MemoryBudgetError is MemoryBudgetError
     with pytest.raises(AttributeError):
-        bcast.no_such_thing
+        _ = bcast.no_such_thing
 
 
 @pytest.mark.parametrize("func, n", [(np.negative, 2), (np.maximum, 3), ("negative", 2), (np.add, 1)])

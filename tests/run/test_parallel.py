@@ -50,10 +50,11 @@ def clear_fast_paths():
     bcast.run.clear_caches()
 
 
-def single(f):
+def single(f, /, *args, **kwargs):
+    """``f(*args, **kwargs)`` on one thread."""
     previous = parallel.set_threads(1)
     try:
-        return f()
+        return f(*args, **kwargs)
     finally:
         parallel.set_threads(previous)
 
@@ -65,7 +66,7 @@ def same_bits(x, y) -> bool:
 
 def values(shape, dtype):
     dtype = np.dtype(dtype)
-    if dtype == bool:
+    if dtype.kind == "b":
         return RNG.random(shape) < 0.5
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -105,7 +106,7 @@ def test_apply_threads_match_one_thread(split_everything):
                     a, b = values(out_shape, dtype), values(b_shape, dtype)
                     with np.errstate(all="ignore"):
                         got = bcast.apply(f, a, b)
-                        want = single(lambda: bcast.apply(f, a, b))
+                        want = single(bcast.apply, f, a, b)
                     assert same_bits(got, want), (f, dtype, out_shape, b_shape)
                     cases += 1
     assert cases > 150 and split_everything  # threads did run
@@ -147,7 +148,7 @@ def test_onnx_threads_match_one_thread(split_everything, dtype):
                 arrays[1][arrays[1] == 0] = 3
             attrs = {"fmod": 1} if op == "Mod" and not dtype.startswith("int") else {}
             got = bcast.frameworks.onnx.ops.run(op, *arrays, **attrs)
-            want = single(lambda: bcast.frameworks.onnx.ops.run(op, *arrays, **attrs))
+            want = single(bcast.frameworks.onnx.ops.run, op, *arrays, **attrs)
             assert same_bits(got, want), (op, dtype, shapes)
             n += 1
     assert n >= 27 and split_everything
@@ -159,7 +160,7 @@ def test_onnx_where_and_sum_order(split_everything):
     ones, minus = np.ones(33, np.float32), np.full((64, 1), -1e8, np.float32)
     got = bcast.frameworks.onnx.ops.run("Sum", big, ones, minus, ones)
     assert same_bits(got, ((big + ones) + minus) + ones)
-    assert same_bits(got, single(lambda: bcast.frameworks.onnx.ops.run("Sum", big, ones, minus, ones)))
+    assert same_bits(got, single(bcast.frameworks.onnx.ops.run, "Sum", big, ones, minus, ones))
     assert same_bits(bcast.frameworks.onnx.ops.run("Mean", big, minus, ones), ((big + minus) + ones) / np.float32(3))
     cond = RNG.random((64, 1)) < 0.5
     got = bcast.frameworks.onnx.ops.run("Where", cond, big, ones)
@@ -176,11 +177,11 @@ def test_openvino_and_ncnn_threads_match_one_thread(split_everything):
         ("Divide", (values((8, 6), "int32"), np.full(6, 3, np.int32)), {}),
     ]:
         got = bcast.frameworks.openvino.ops.run(op, *inputs, **kw)
-        assert same_bits(got, single(lambda: bcast.frameworks.openvino.ops.run(op, *inputs, **kw))), op
+        assert same_bits(got, single(bcast.frameworks.openvino.ops.run, op, *inputs, **kw)), op
     for op in bcast.frameworks.ncnn.ops.ops():
         b = np.abs(values((6, 1, 1), "float32")) + 1
         got = bcast.frameworks.ncnn.ops.run(op, a[0], b)
-        assert same_bits(got, single(lambda: bcast.frameworks.ncnn.ops.run(op, a[0], b))), op
+        assert same_bits(got, single(bcast.frameworks.ncnn.ops.run, op, a[0], b)), op
     assert split_everything
 
 
@@ -286,7 +287,7 @@ def test_blocked_matches_numpy_and_one_thread(block_everything, order):
                     out = {"C": np.empty_like(want, order="C"), "F": np.empty_like(want, order="F"),
                            "strided": np.empty(want.shape + (2,), want.dtype)[..., 1]}[order]
                     got = bcast.apply(f, a, b, out=out)
-                    one = single(lambda: bcast.apply(f, a, b))
+                    one = single(bcast.apply, f, a, b)
                 assert same_bits(np.ascontiguousarray(got), want), (f, dtype, a.shape, b.shape)
                 assert same_bits(one, want), (f, dtype, a.shape, b.shape)
                 cases += 1
@@ -304,7 +305,7 @@ def test_blocked_onnx_where_sum_mean(block_everything, dtype):
             x, y = x.astype(str), y.astype(str)
         got = bcast.frameworks.onnx.ops.run("Where", cond, x, y)
         assert same_bits(got, np.where(cond, x, y)), (dtype, cond.shape, x.shape, y.shape)
-        assert same_bits(got, single(lambda: bcast.frameworks.onnx.ops.run("Where", cond, x, y)))
+        assert same_bits(got, single(bcast.frameworks.onnx.ops.run, "Where", cond, x, y))
         if dtype in ("float16", "float64"):
             z = values(broadcast_partner(shape), dtype)
             with np.errstate(all="ignore"):
@@ -321,7 +322,7 @@ def test_blocked_frameworks_and_scratch_reuse(block_everything):
         ("Power", (np.abs(a), values((5, 1), "float32")), {}),
     ]:
         got = bcast.frameworks.openvino.ops.run(op, *inputs, **kw)
-        assert same_bits(got, single(lambda: bcast.frameworks.openvino.ops.run(op, *inputs, **kw))), op
+        assert same_bits(got, single(bcast.frameworks.openvino.ops.run, op, *inputs, **kw)), op
     want = a + values((6, 1, 1), "float32")[None]
     b = values((6, 1, 1), "float32")
     for _ in range(2):  # the same schedule shape twice: each worker's scratch is refilled, never stale
@@ -362,7 +363,8 @@ def test_recycled_outputs_are_never_in_use(monkeypatch):
     assert not np.shares_memory(r3, view) and not np.shares_memory(r3, r2)  # a view keeps its buffer
     address = r3.ctypes.data
     del r3
-    r4 = bcast.frameworks.onnx.ops.run("Mul", a.astype(np.float32), b.astype(np.float32))  # another dtype, a smaller size
+    # another dtype, a smaller size
+    r4 = bcast.frameworks.onnx.ops.run("Mul", a.astype(np.float32), b.astype(np.float32))
     assert r4.ctypes.data == address and r4.dtype == np.float32
     with np.errstate(all="ignore"):
         assert same_bits(r4, a.astype(np.float32) * b.astype(np.float32))
@@ -437,22 +439,24 @@ def test_small_fast_paths_agree_with_the_full_path():
     out = np.empty((2, 3), np.float32)
     assert bcast.frameworks.onnx.ops.run("Add", a, a, out=out) is out and same_bits(out, a + a)
     f64 = a.astype(np.float64)  # the same shapes in another dtype: its own entry
-    assert same_bits(bcast.frameworks.onnx.ops.run("Add", f64, f64), f64 + f64) and same_bits(bcast.apply("add", f64, f64), f64 + f64)
+    assert same_bits(bcast.frameworks.onnx.ops.run("Add", f64, f64), f64 + f64)
+    assert same_bits(bcast.apply("add", f64, f64), f64 + f64)
     with pytest.raises(InputError, match="subtract"):  # a cached entry for the shapes: numpy's refusal still says so
         bcast.apply(np.subtract, values((2, 3), "bool"), values((2, 3), "bool"))
     with pytest.raises(InputError, match="unknown"):
         bcast.frameworks.onnx.ops.run(["Add"], a, a)
     with np.errstate(all="raise"):  # ONNX ops never warn nor raise on inf
-        assert np.isinf(bcast.frameworks.onnx.ops.run("Mul", np.full(2, 1e30, np.float32), np.full(2, 1e30, np.float32))).all()
+        huge = np.full(2, 1e30, np.float32)
+        assert np.isinf(bcast.frameworks.onnx.ops.run("Mul", huge, huge)).all()
 
 
-def full_path(f):
-    """``f()`` with the small-op fast paths off."""
+def full_path(f, *args):
+    """``f(*args)`` with the small-op fast paths off."""
     previous = _fast.SMALL_ELEMENTS
     _fast.SMALL_ELEMENTS = 0
     clear_fast_paths()
     try:
-        return f()
+        return f(*args)
     finally:
         _fast.SMALL_ELEMENTS = previous
         clear_fast_paths()
@@ -461,15 +465,15 @@ def full_path(f):
 def test_openvino_and_ncnn_fast_paths_agree_with_the_full_path():
     a, col = values((4, 3), "float32"), values((4, 1), "float32")
     ints = values((4, 3), "int32")
-    calls = [(bcast.frameworks.openvino.ops.run, op, x, y) for op in ("Add", "Divide", "Maximum", "Less", "SquaredDifference",
-                                                       "FloorMod", "LogicalXor")
+    calls = [(bcast.frameworks.openvino.ops.run, op, x, y)
+             for op in ("Add", "Divide", "Maximum", "Less", "SquaredDifference", "FloorMod", "LogicalXor")
              for x, y in [(a, col), (col, a), (ints, ints[0]), (a > 0, col > 0)]]
     calls += [(bcast.frameworks.ncnn.ops.run, op, x, y) for op in ("ADD", "RSUB", "MAX", "REMAINDER", 3) for x, y in
               [(a, col), (a, a[0]), (a[None], col)]]
     want = []
     for run, op, x, y in calls:  # the full path: a result, or an error
         try:
-            want.append(full_path(lambda: run(op, x, y)))
+            want.append(full_path(run, op, x, y))
         except (InputError, BroadcastError) as e:
             want.append(type(e))
     for _ in range(2):  # first call builds the fast path, the second takes it

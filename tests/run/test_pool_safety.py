@@ -218,7 +218,8 @@ def test_large_op_in_an_atexit_handler():
         x, s = np.ones((8, 64, 32, 32), np.float32), np.ones((64, 1, 1), np.float32)
 
         def at_exit():
-            print("exit", bcast.apply(np.add, x, s).sum() == 2 * x.size, bcast.onnx.run("Add", x, s).sum() == 2 * x.size)
+            print("exit", bcast.apply(np.add, x, s).sum() == 2 * x.size,
+                  bcast.onnx.run("Add", x, s).sum() == 2 * x.size)
 
         atexit.register(at_exit)
         bcast.apply(np.add, x, s)  # the pool has started

@@ -112,15 +112,6 @@ def run_ort(m, feeds):
     return dict(zip(names, sess.run(names, feeds)))
 
 
-@pytest.fixture
-def saved(tmp_path):
-    """A small model (Add of an input (1,2,3,4) and a (3,4) initializer) saved as m.onnx in tmp_path."""
-    m = model([("Add", ["x", "w"], ["c"])], {"x": [1, 2, 3, 4]}, ["c"], inits={"w": np.ones((3, 4), np.float32)})
-    path = tmp_path / "m.onnx"
-    onnx.save(m, str(path))
-    return path
-
-
 #: The repeated fields :func:`add_repeated` fills, each with the field bcast's refusal names for it.
 REPEATED = {
     "initializers": "GraphProto.initializer", "sparse_initializers": "GraphProto.sparse_initializer",

@@ -29,7 +29,7 @@ def test_seed_example(source, rule, shapes, attrs, expected):
 def test_multidirectional_examples_are_numpy():
     # "Multidirectional broadcasting is the same as Numpy's broadcasting"
     np = pytest.importorskip("numpy")
-    for source, rule, shapes, attrs, expected in ONNX:
+    for _source, rule, shapes, _attrs, expected in ONNX:
         if rule == "numpy":
             assert np.broadcast_shapes(*shapes) == expected
 

@@ -108,18 +108,20 @@ FEATURES = {
         and c.attrs["axis"] != len(c.shapes[0]) - len(c.shapes[1]),
         "B stretched": _stretched,
     },
-    "bidirectional": {"target smaller": lambda c: c.result != c.shapes[1], "data stretched": lambda c: _stretched(c, 0)},
+    "bidirectional": {"target smaller": lambda c: c.result != c.shapes[1],
+                      "data stretched": lambda c: _stretched(c, 0)},
     "explicit": {
         "not right-aligned": lambda c: list(c.attrs["axes_mapping"])
         != list(range(len(c.shapes[1]) - len(c.shapes[0]), len(c.shapes[1]))),
         "scalar data": lambda c: c.shapes[0] == (), "stretched": _stretched,
     },
     "ncnn": {
-        **{a: (lambda a: lambda c: c.plan.attr("alignment") == a)(a)
+        **{a: (lambda want: lambda c: c.plan.attr("alignment") == want)(a)
            for a in ("same rank", "scalar", "inner axis", "outer axis", "inner axes")},
         "the tie": lambda c: c.plan.attr("alignment") == "inner axis" and len(c.result) >= 2
         and c.plan.shape[0] == c.plan.shape[-1] != 1,
-        "ncnn order": lambda c: c.attrs["ncnn_order"], "lower rank first": lambda c: len(c.shapes[0]) < len(c.shapes[1]),
+        "ncnn order": lambda c: c.attrs["ncnn_order"],
+        "lower rank first": lambda c: len(c.shapes[0]) < len(c.shapes[1]),
         "stretched": _stretched,
     },
     "onnx-legacy": {
@@ -139,7 +141,7 @@ FEATURES = {
         "both stretched": lambda c: _stretched(c, 0) and _stretched(c, 1),
     },
     "openvino-select": {
-        **{m: (lambda m: lambda c: c.attrs["auto_broadcast"] == m)(m) for m in ("numpy", "pdpd", "none")},
+        **{m: (lambda want: lambda c: c.attrs["auto_broadcast"] == want)(m) for m in ("numpy", "pdpd", "none")},
         "pdpd explicit axis": lambda c: c.attrs["auto_broadcast"] == "pdpd" and c.attrs["axis"] >= 0,
     },
     "openvino-prelu": {
@@ -148,7 +150,7 @@ FEATURES = {
     },
     "onnx-gemm": {
         "transA": lambda c: c.attrs["transA"], "transB": lambda c: c.attrs["transB"],
-        **{f"C rank {r}": (lambda r: lambda c: len(c.shapes[2]) == r)(r) for r in (0, 1, 2)},
+        **{f"C rank {r}": (lambda rank: lambda c: len(c.shapes[2]) == rank)(r) for r in (0, 1, 2)},
         "C stretched": lambda c: _stretched(c, 2),
     },
     "openvino-broadcast-pdpd": {
@@ -258,6 +260,7 @@ def test_no_way_of_refusing(rule, kw):
 
 
 def test_without_hypothesis_the_import_error_names_the_extra():
-    code = "import sys; sys.modules['hypothesis'] = None\ntry:\n import bcast.testing.strategies\nexcept ImportError as e:\n print(e)"
+    code = ("import sys; sys.modules['hypothesis'] = None\n"
+            "try:\n import bcast.testing.strategies\nexcept ImportError as e:\n print(e)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "pip install 'bcast[hypothesis]'" in r.stdout, r.stderr

@@ -269,7 +269,8 @@ def test_ncnn_reshapes_as_pnnx_does():
 
 
 @pytest.mark.parametrize("name, target, expected", [
-    ("Sub", "openvino", "Subtract"), ("subtract", "onnx", "Sub"), ("MUL", "ncnn", "MUL"), ("Maximum", "numpy", "maximum"),
+    ("Sub", "openvino", "Subtract"), ("subtract", "onnx", "Sub"), ("MUL", "ncnn", "MUL"),
+    ("Maximum", "numpy", "maximum"),
 ])
 def test_op_names_of_any_framework(name, target, expected):
     assert translate(infer((2, 3), (3,)), to=target, op=name).op == expected
