@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 
 import bcast
+import bcast.frameworks.ncnn.ops
+import bcast.frameworks.onnx.ops
+import bcast.frameworks.openvino.ops  # noqa: F401 - the tests call bcast.frameworks.<name>.ops.run
 from bcast.run import _budget, execute
 from bcast.run.execute import MemoryBudgetError, memory_budget, memory_budget_set, memory_reserved
 
