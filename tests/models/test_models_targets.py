@@ -1,4 +1,4 @@
-"""Lint and rewrite targets are found in the framework packages by module name (bcast.models.target.found),
+"""Lint and rewrite targets are declared by the framework packages and loaded by bcast.models.target.found,
 and each is one module of one framework: its TARGET, its Checks (lint) or rewrite (rewrite)."""
 
 import ast

@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..core._format import format_shape
 from ..core.dims import json_shape
+
+if TYPE_CHECKING:
+    from ..frameworks.deviations import Note
 
 __all__ = ["Finding", "Report", "format_finding"]
 
@@ -27,7 +31,7 @@ class Finding:
     rule: str | None
     reason: str
     fix: str
-    deviations: tuple = ()
+    deviations: tuple[Note, ...] = ()  # the deviation records that bear on the node, with their notes
     path: tuple = ()  # where the node is: the labels and attributes that lead to it (bcast.models.graphs)
 
     def to_dict(self) -> dict:
