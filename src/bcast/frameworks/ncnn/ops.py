@@ -341,8 +341,14 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
             fast = _fast.MISS
         if fast is None:
             fast = _fast_build(op_type, a, b)
+        if type(fast) is _UFUNC:  # numpy broadcasts as ncnn does: the ufunc as it is, warnings off
+            token = _QUIET_SET(_QUIET)
+            try:
+                return fast(a, b)
+            finally:
+                _quiet_exit(token)
         if fast is not _fast.MISS:
-            return fast(a, b)
+            return fast((a, b), None)
     o = op(op_type)
     with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
     _check_blob(o, "A", a)
@@ -361,14 +367,16 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
-_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or MISS (the full path runs)
+_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (full path)
 _FAST_GET = _FAST.get
+_QUIET_SET, _QUIET, _quiet_exit, _UFUNC = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, np.ufunc
 
 
 def _fast_build(op_type, a, b):
     """The runner of a small two-blob call (remembered), or MISS (remembered too; the full
-    path then runs, and raises what is wrong): the kernel on the arrays as they are, when
-    numpy broadcasts them as ncnn does, else run_plan without the checks."""
+    path then runs, and raises what is wrong): the ufunc itself when numpy broadcasts the
+    arrays as ncnn does, else :func:`bcast.run._fast.runner`, or run_plan without the checks
+    where numpy cannot express ncnn's alignment."""
     try:
         o = op(op_type)
         _check_blob(o, "A", a)
@@ -378,30 +386,14 @@ def _fast_build(op_type, a, b):
         prepared = None
     runner: Any = _fast.MISS
     if prepared is not None and prepared.small:
-        shape, writer = prepared.plan.shape, _writer(o)
-        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
-
-        def native(a, b):
-            result = np.empty(shape, np.float32)
-            token = quiet_set(quiet)
-            try:
-                o(a, b, result)
-            finally:
-                reset(token)
-            return result
-
-        ufunc = natural_ufunc(o.kernel)
-
-        def natural(a, b):
-            token = quiet_set(quiet)
-            try:
-                return ufunc(b, a) if o.swap else ufunc(a, b)
-            finally:
-                reset(token)
-
-        p = prepared.plan
-        runner = (natural if ufunc is not None else native) if prepared.native else \
-            (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
+        ufunc, p, writer = natural_ufunc(o.kernel), prepared.plan, _writer(o)
+        if prepared.reshapes is None:
+            runner = lambda inputs, out: run_plan(p, writer, list(inputs), dtype=np.float32)  # noqa: E731
+        elif prepared.native and ufunc is not None and not o.swap:
+            runner = ufunc  # float32 in, float32 out: run() calls it on the arrays
+        else:
+            runner = _fast.runner(prepared, lambda views, out: _fast.quiet(o, *views, out), np.float32, ufunc,
+                                  ufunc is not None, swapped=o.swap)
     _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 

@@ -507,7 +507,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 finally:
                     _quiet_exit(token)
             if fast is not _MISS:
-                return fast(a, b)
+                return fast(inputs, None)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
     # the allocations' reservations last until it returns
@@ -520,7 +520,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 # attributes is checked once per (op, dtypes, shapes): its runner is kept.
 
 
-_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or MISS (the full path runs)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (the full path)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
 _QUIET_SET, _QUIET, _quiet_exit, _MISS = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, _fast.MISS
@@ -547,14 +547,14 @@ def _fast_build(op, a, b):
 
 
 def _fast_runner(prepared, kernel, dtype):
-    if not prepared.small:
+    if not prepared.small or prepared.reshapes is None:
         return _MISS
     ufunc = natural_ufunc(kernel)
-    # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
-    if prepared.native and ufunc is not None and prepared.plan.shape != ():
-        return ufunc
-    plan = prepared.plan
-    return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
+    # not at rank 0: a ufunc gives a numpy scalar there, not an array
+    natural = ufunc is not None and prepared.plan.shape != ()
+    if prepared.native and natural:
+        return ufunc  # run() calls it on the arrays, warnings off
+    return _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural)
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
