@@ -25,7 +25,7 @@ from typing import TextIO
 
 from . import __version__
 from .core._format import format_shape, lookup_notation
-from .frameworks.deviations import DEVIATIONS, findings_for
+from .frameworks.deviations import DEVIATIONS, notes_for
 from .core.errors import BroadcastError, InputError
 from .views.explain import explain_error, explain_plan
 from .views.comparison import compare, compare_ops
@@ -289,7 +289,7 @@ def _cmd_shape_or_explain(args, out) -> int:
             d = _error_json(err.rule, shapes, err)
             d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
-            d["deviations"] = [f.to_dict() for f in findings_for(err)]
+            d["deviations"] = [f.to_dict() for f in notes_for(err)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
             print(explain_error(err), file=out)
@@ -305,7 +305,7 @@ def _cmd_shape_or_explain(args, out) -> int:
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d[n.name]
-        d["deviations"] = [f.to_dict() for f in findings_for(plan)]
+        d["deviations"] = [f.to_dict() for f in notes_for(plan)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
         print(explain_plan(plan), file=out)

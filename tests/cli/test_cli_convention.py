@@ -48,7 +48,7 @@ NO = {
 @pytest.mark.parametrize("command", sorted(NO))
 def test_a_no_answer_is_on_stdout_exit_1(command, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(conformance, "findings_for", lambda *a, **k: [])  # conformance: an empty registry
+    monkeypatch.setattr(conformance, "notes_for", lambda *a, **k: [])  # conformance: an empty registry
     args, reason = NO[command]
     code, out, err = _run([command, *[a.format(tmp=tmp_path) for a in args]])
     assert (code, err) == (1, ""), (code, err)

@@ -183,7 +183,7 @@ def test_cli_text_json_and_html(tmp_path):
 
 
 def test_unexplained_disagreement_exits_1_and_stands_out(monkeypatch):
-    monkeypatch.setattr(conformance, "findings_for", lambda *a, **k: [])  # an empty registry
+    monkeypatch.setattr(conformance, "notes_for", lambda *a, **k: [])  # an empty registry
     out = io.StringIO()
     assert main(["conformance", "--rules", "none", "--runtimes", "reference", "--cases", "4"], out) == 1
     assert "\nUNEXPLAINED (" in out.getvalue() and "Max" in out.getvalue()

@@ -22,7 +22,7 @@ import pytest
 
 import bcast.frameworks.onnx.ops as bo
 from bcast import BroadcastError, InputError
-from bcast.frameworks.deviations import findings_for
+from bcast.frameworks.deviations import notes_for
 from bcast.run.execute import MemoryBudgetError
 from support.shapes import random_shapes as shared_random_shapes
 
@@ -280,12 +280,12 @@ def compare(op, inputs, *, opset, ulps=0, runtimes=RUNTIMES, **attrs):
 def _findings(op, inputs, opset, attrs, mine):
     """The registered deviations that bear on this case (its plan or its error, the op, its attributes)."""
     if isinstance(mine, BroadcastError):
-        return findings_for(mine, op=op, op_attrs=attrs)
+        return notes_for(mine, op=op, op_attrs=attrs)
     shapes = [x.shape for x in inputs]
     k = bo.OPS[op].shape_input
     if k is not None:
         shapes[k] = tuple(int(v) for v in inputs[k])
-    return findings_for(bo.plan(op, *shapes, opset=opset, **attrs), op=op, op_attrs=attrs)
+    return notes_for(bo.plan(op, *shapes, opset=opset, **attrs), op=op, op_attrs=attrs)
 
 
 # --- differential: every op, several dtypes ------------------------------------------------

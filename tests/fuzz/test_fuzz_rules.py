@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import bcast
 from bcast.views.comparison import compare
-from bcast.frameworks.deviations import findings_for
+from bcast.frameworks.deviations import notes_for
 from bcast.core.dims import MAX_RANK, is_static
 from bcast.core.errors import BroadcastError, InputError
 from bcast.views.explain import explain, explain_error
@@ -51,7 +51,7 @@ def check_plan(plan: bcast.Plan, rule: str, n: int) -> None:
         assert len(plan.aligned_shape(i)) == len(out)
     json.dumps(plan.to_dict())
     assert str(plan) and plan.explain()
-    for f in findings_for(plan):
+    for f in notes_for(plan):
         json.dumps(f.to_dict())
 
 
@@ -61,7 +61,7 @@ def check_error(err: BroadcastError, rule: str) -> None:
     _one_line(err)
     json.dumps(err.to_dict())
     assert explain_error(err)
-    for f in findings_for(err):
+    for f in notes_for(err):
         json.dumps(f.to_dict())
 
 

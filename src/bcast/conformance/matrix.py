@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
-from ..frameworks.deviations import BY_ID, Runtime, findings_for
+from ..frameworks.deviations import BY_ID, Runtime, notes_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
 from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
@@ -376,7 +376,7 @@ def _same(ours, theirs, compares: str) -> tuple[bool, str]:
 
 
 def _findings(case: Case, column: Column, b: Binding) -> list:
-    found = findings_for(case.result, op=b.op, op_attrs={"element_type": "float32"})
+    found = notes_for(case.result, op=b.op, op_attrs={"element_type": "float32"})
     return [f for f in found if f.deviation.runtime in column.deviation_runtimes]
 
 

@@ -43,7 +43,7 @@ from ..core.plan import Plan
 from . import names, part
 from ._deviation import Deviation, Note, Outcome, Runtime, attempt, installed_version
 
-__all__ = ["BY_ID", "DEVIATIONS", "Deviation", "Note", "Runtime", "applicable", "findings_for",
+__all__ = ["BY_ID", "DEVIATIONS", "Deviation", "Note", "Runtime", "applicable", "notes_for",
            "installed_version"]
 
 def _records() -> tuple[Deviation, ...]:
@@ -66,7 +66,7 @@ DEVIATIONS: tuple[Deviation, ...] = _records()
 BY_ID: dict[str, Deviation] = {d.id: d for d in DEVIATIONS}
 
 
-def findings_for(result: Plan | BroadcastError, op: str | None = None,
+def notes_for(result: Plan | BroadcastError, op: str | None = None,
                  op_attrs: dict | None = None) -> list[Note]:
     """The deviations that bear on a plan or a broadcast error, with their notes.
 
@@ -97,7 +97,7 @@ def findings_for(result: Plan | BroadcastError, op: str | None = None,
 def applicable(*shapes: Any, rule: str = "numpy", op: str | None = None, op_attrs: dict | None = None,
                **attrs: Any) -> list[Note]:
     """The deviations that bear on ``shapes`` under ``rule`` (see :func:`bcast.infer`);
-    ``op`` and ``op_attrs`` as for :func:`findings_for`.
+    ``op`` and ``op_attrs`` as for :func:`notes_for`.
 
     >>> [f.deviation.id for f in applicable((2, 3), (3,), rule="none", op="Max")]
     ['reference-variadic-before-8-broadcasts']
@@ -105,4 +105,4 @@ def applicable(*shapes: Any, rule: str = "numpy", op: str | None = None, op_attr
     ...                                     op_attrs={"beta": 0.0})]
     ['onnx-shape-inference-unchecked', 'reference-gemm-beta0-unchecked-c']
     """
-    return findings_for(attempt(rule, *shapes, **attrs), op, op_attrs)
+    return notes_for(attempt(rule, *shapes, **attrs), op, op_attrs)

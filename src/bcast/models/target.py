@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._format import format_shape
 from ..core.plan import Plan
 from ..frameworks import targets
-from ..frameworks.deviations import Runtime, findings_for
+from ..frameworks.deviations import Runtime, notes_for
 from ..frameworks.onnx import ops as bonnx
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ class Target:
 
     def notes(self, result: Any, op: str | None = None, op_attrs: dict[str, Any] | None = None
               ) -> tuple[Note, ...]:
-        return tuple(f for f in findings_for(result, op, op_attrs) if f.deviation.runtime in self.runtimes)
+        return tuple(f for f in notes_for(result, op, op_attrs) if f.deviation.runtime in self.runtimes)
 
     def decisive(self, notes: tuple[Note, ...]) -> tuple[Note, ...]:
         return tuple(f for f in notes if f.deviation.runtime in self.decisive_runtimes)

@@ -316,29 +316,51 @@ def key(op: Any, inputs: Any) -> tuple | None:
     return tuple(key)
 
 
-def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | None, natural: bool) -> Callable:
+def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | None, natural: bool, *,
+           swapped: bool = False) -> Callable:
     """``run(inputs, out)`` of a small op of an op table made ready: ``out`` (None or an array)
     checked, ``kernel(views, out)`` writing into ``out`` from views of its shape, or ``ufunc``
-    (None: none) called on the (reshaped) arrays; ``natural``: the ufunc's own result type is
-    the op's, so the ufunc may allocate."""
+    (None: none) called on the (reshaped) arrays, in reverse order when ``swapped``;
+    ``natural``: the ufunc's own result type is the op's, so the ufunc may allocate."""
     shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
+    reverse = swapped and ufunc is not None
+    full = native and all(s == shape for s in prepared.plan.inputs)  # every input has the output's shape
+
+    def views(xs):  # the kernel's views: of the output's shape
+        return xs if full else [np.broadcast_to(x, shape) for x in xs]
 
     def run(inputs, out):
         xs = inputs if native else arrays(inputs)
-        if out is not None:
-            check_out(out, shape, dtype)
-        elif natural:
-            return quiet(ufunc, *xs)
+        if reverse:
+            xs = xs[::-1]
+        if out is None:
+            if natural:
+                return quiet(ufunc, *xs)
+            out = fresh = np.empty(shape, dtype)
         else:
-            out = np.empty(shape, dtype)
+            check_out(out, shape, dtype)
+            fresh = None
         if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
             quiet(ufunc, *xs, out=out)
-        elif overlaps(out, inputs):  # a kernel of several steps would read what it has overwritten
+        elif out is fresh or not overlaps(out, inputs):
+            kernel(views(xs), out)
+        else:  # a kernel of several steps would read what it has overwritten
             result = np.empty(shape, dtype)
-            kernel([np.broadcast_to(x, shape) for x in xs], result)
+            kernel(views(xs), result)
             np.copyto(out, result)
-        else:
-            kernel([np.broadcast_to(x, shape) for x in xs], out)
         return out
 
-    return run
+    if not (native and natural):
+        return run
+    quiet_set, quiet_value, reset = QUIET_SET, QUIET, quiet_exit
+
+    def run_natural(inputs, out):  # the commonest: the ufunc on the arrays as they are
+        if out is not None:
+            return run(inputs, out)
+        token = quiet_set(quiet_value)
+        try:
+            return ufunc(inputs[1], inputs[0]) if reverse else ufunc(*inputs)
+        finally:
+            reset(token)
+
+    return run_natural

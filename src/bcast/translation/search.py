@@ -65,7 +65,7 @@ from ..core._format import brief, format_shape
 from ..core.dims import is_static
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
-from ..frameworks.deviations import Note, Runtime, findings_for
+from ..frameworks.deviations import Note, Runtime, notes_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
 from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
@@ -110,7 +110,7 @@ _RUNTIMES: dict[str, tuple[Runtime, ...]] = {
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list[Note]:
-    return [f for f in findings_for(got, op=op_name, op_attrs={"element_type": "float32"})
+    return [f for f in notes_for(got, op=op_name, op_attrs={"element_type": "float32"})
             # a recipe writes every attribute out (the pdpd axis too): it avoids those of omitted attributes
             if f.deviation.runtime in _RUNTIMES[target] and not f.deviation.needs_omitted_attr]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..frameworks import framework, part, plan as plan_op
-from ..frameworks.deviations import Runtime, findings_for
+from ..frameworks.deviations import Runtime, notes_for
 from ..core.dims import json_shape
 from ..core._format import brief
 from ..core.errors import BroadcastError, InputError
@@ -66,7 +66,7 @@ def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
             hint = rule.compare_hint(tuple(checked), use) if rule.compare_hint else ""
             if hint:
                 row["note"] = f"{row['note']}; {hint}" if row["note"] else hint
-            for f in findings_for(result):
+            for f in notes_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
     return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings}
@@ -112,7 +112,7 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any)
             row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
         row["rule"] = result.rule
         row["attrs"] = {k: _json(v) for k, v in result.attrs if k != "alignment"}
-        for f in findings_for(result):
+        for f in notes_for(result):
             if runtime is None or not isinstance(f.deviation.runtime, runtime):
                 continue  # another framework's runtime (onnx's, on openvino's op)
             found = {"rule": result.rule, "ops": [o], **f.to_dict()}

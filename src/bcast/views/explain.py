@@ -10,7 +10,7 @@ unknown and interval dims follow the verdict, one ``if`` line each.
 from __future__ import annotations
 
 from ..core._format import format_shape, lookup_notation
-from ..frameworks.deviations import Note, findings_for
+from ..frameworks.deviations import Note, notes_for
 from ..core.errors import BroadcastError
 from ..core.plan import Plan, install_explainer
 from ..rules import RULES, Rule
@@ -114,7 +114,7 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     lines.append(f"ok: {format_shape(plan.shape)}")
     lines += [f"  if {c}" for c in plan.constraints]
     if deviations:
-        lines += _findings(findings_for(plan))
+        lines += _findings(notes_for(plan))
     return "\n".join(lines)
 
 
@@ -139,7 +139,7 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
         lines.append(f"not broadcastable ({err.kind}):")
     lines.append(f"  {err.reason}")
     if deviations:
-        lines += _findings(findings_for(err))
+        lines += _findings(notes_for(err))
     return "\n".join(lines)
 
 

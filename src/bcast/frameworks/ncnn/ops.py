@@ -53,7 +53,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from typing import Any, cast
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Container, Sequence
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from .op_types import FROM_ONNX, OP_TYPES
 from ...run import _fast
 from ...run.execute import MemoryBudgetError, run_plan
 from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
+from .._op import Op as _Op
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
@@ -129,8 +130,9 @@ def _blocked(kernel: Callable) -> Callable:
 
 
 @dataclass(frozen=True)
-class Op:
-    """One BinaryOp op type.
+class Op(_Op):
+    """One BinaryOp op type: its ``name`` (and the checks of a call: :class:`bcast.frameworks._op.Op`)
+    and ncnn's number of it, ``code``.
 
     ``kernel(x, y, out=out)`` computes ncnn's functor for the op (before any
     swap); ``swap`` is set for the R-ops, which apply it to ``(b, a)``.
@@ -145,11 +147,25 @@ class Op:
     """
 
     code: int
-    name: str
     kernel: Callable
     swap: bool = False
     ulps: int = 0
     ulps_at: str = "result"
+
+    framework = "ncnn BinaryOp"
+
+    def input_names(self, n: int) -> tuple[str, ...]:
+        return ("A", "B")[:n]
+
+    def arity_message(self, inputs: Sequence, allowed: Container[int]) -> str:
+        if len(inputs) > 1:
+            return f"{self.where}: with_scalar=True takes one input; B is the scalar= value, got B {brief(inputs[1])}"
+        return f"{self.where}: two inputs needed (or with_scalar=True and scalar=); got A only"
+
+    def dtype_message(self, named: Sequence, name: str, tv: str, dtype: Any, allowed: Collection[str],
+                      context: Any) -> str:
+        return (f"{self.where}: input {name} must be float32 (ncnn computes in fp32); got {dtype}: "
+                "convert it with .astype(np.float32)")
 
     def __call__(self, a, b, out):
         x, y = (b, a) if self.swap else (a, b)
@@ -167,25 +183,25 @@ _FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
 # (measured up to 3 ulp), pow_ps/atan2_ps/logaddexp_ps approximations.
 #: Every op type, at its ncnn number.  The only place that knows op names.
 OPS = (
-    Op(0, "ADD", _ADD),
-    Op(1, "SUB", _SUB),
-    Op(2, "MUL", _MUL),
-    Op(3, "DIV", _DIV, ulps=4),
-    Op(4, "MAX", _MAX),
-    Op(5, "MIN", _MIN),
-    Op(6, "POW", _POW, ulps=8),
-    Op(7, "RSUB", _SUB, swap=True),
-    Op(8, "RDIV", _DIV, swap=True, ulps=4),
-    Op(9, "RPOW", _POW, swap=True, ulps=8),
-    Op(10, "ATAN2", _ATAN2, ulps=6),
-    Op(11, "RATAN2", _ATAN2, swap=True, ulps=6),
-    Op(12, "FMOD", _FMOD),
-    Op(13, "RFMOD", _FMOD, swap=True),
-    Op(14, "LOGADDEXP", _LOGADDEXP, ulps=6, ulps_at="operands"),
-    Op(15, "FLOOR_DIVIDE", _FLOOR_DIVIDE),
-    Op(16, "RFLOOR_DIVIDE", _FLOOR_DIVIDE, swap=True),
-    Op(17, "REMAINDER", _REMAINDER),
-    Op(18, "RREMAINDER", _REMAINDER, swap=True),
+    Op("ADD", 0, _ADD),
+    Op("SUB", 1, _SUB),
+    Op("MUL", 2, _MUL),
+    Op("DIV", 3, _DIV, ulps=4),
+    Op("MAX", 4, _MAX),
+    Op("MIN", 5, _MIN),
+    Op("POW", 6, _POW, ulps=8),
+    Op("RSUB", 7, _SUB, swap=True),
+    Op("RDIV", 8, _DIV, swap=True, ulps=4),
+    Op("RPOW", 9, _POW, swap=True, ulps=8),
+    Op("ATAN2", 10, _ATAN2, ulps=6),
+    Op("RATAN2", 11, _ATAN2, swap=True, ulps=6),
+    Op("FMOD", 12, _FMOD),
+    Op("RFMOD", 13, _FMOD, swap=True),
+    Op("LOGADDEXP", 14, _LOGADDEXP, ulps=6, ulps_at="operands"),
+    Op("FLOOR_DIVIDE", 15, _FLOOR_DIVIDE),
+    Op("RFLOOR_DIVIDE", 16, _FLOOR_DIVIDE, swap=True),
+    Op("REMAINDER", 17, _REMAINDER),
+    Op("RREMAINDER", 18, _REMAINDER, swap=True),
 )
 _BY_NAME = {o.name: o for o in OPS}
 
@@ -223,14 +239,14 @@ def op(op_type) -> Op:
 # --------------------------------------------------------------------------- checking and running
 
 
+_FLOAT32 = {"T": ("float32",)}
+
+
 def _check_blob(o: Op, name: str, x) -> None:
     where = f"ncnn BinaryOp {o.name}: input {name}"
     if not isinstance(x, np.ndarray):
         raise InputError(f"{where} must be a numpy float32 array (an ncnn blob); got {type(x).__name__} {brief(x)}")
-    if x.dtype != np.float32:
-        raise InputError(
-            f"{where} must be float32 (ncnn computes in fp32); got {x.dtype}: convert it with .astype(np.float32)"
-        )
+    o.check_dtypes([(name, "T", x.dtype)], _FLOAT32, type_name=str)  # str: a big-endian float32 is not one
     if not 1 <= x.ndim <= MAX_RANK:
         hint = "; a scalar B is the with_scalar=True form" if x.ndim == 0 else ""
         raise InputError(
@@ -325,19 +341,21 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
             fast = _fast.MISS
         if fast is None:
             fast = _fast_build(op_type, a, b)
+        if type(fast) is _UFUNC:  # numpy broadcasts as ncnn does: the ufunc as it is, warnings off
+            token = _QUIET_SET(_QUIET)
+            try:
+                return fast(a, b)
+            finally:
+                _quiet_exit(token)
         if fast is not _fast.MISS:
-            return fast(a, b)
+            return fast((a, b), None)
     o = op(op_type)
     with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
     _check_blob(o, "A", a)
+    o.check_arity([a] if b is None else [a, b], (1,) if with_scalar else (2,))
     if with_scalar:
-        if b is not None:
-            raise InputError(f"ncnn BinaryOp {o.name}: with_scalar=True takes one input; B is the scalar= value, "
-                             f"got B {brief(b)}")
         arrays = [a, np.asarray(_check_scalar(o, scalar))]
     else:
-        if b is None:
-            raise InputError(f"ncnn BinaryOp {o.name}: two inputs needed (or with_scalar=True and scalar=); got A only")
         _check_blob(o, "B", b)
         arrays = [a, b]
     p = plan(o.code, a.shape, arrays[1].shape, ncnn_order=ncnn_order)
@@ -349,14 +367,16 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
-_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> runner(a, b), or MISS (the full path runs)
+_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (full path)
 _FAST_GET = _FAST.get
+_QUIET_SET, _QUIET, _quiet_exit, _UFUNC = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, np.ufunc
 
 
 def _fast_build(op_type, a, b):
     """The runner of a small two-blob call (remembered), or MISS (remembered too; the full
-    path then runs, and raises what is wrong): the kernel on the arrays as they are, when
-    numpy broadcasts them as ncnn does, else run_plan without the checks."""
+    path then runs, and raises what is wrong): the ufunc itself when numpy broadcasts the
+    arrays as ncnn does, else :func:`bcast.run._fast.runner`, or run_plan without the checks
+    where numpy cannot express ncnn's alignment."""
     try:
         o = op(op_type)
         _check_blob(o, "A", a)
@@ -366,30 +386,14 @@ def _fast_build(op_type, a, b):
         prepared = None
     runner: Any = _fast.MISS
     if prepared is not None and prepared.small:
-        shape, writer = prepared.plan.shape, _writer(o)
-        quiet_set, quiet, reset = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit
-
-        def native(a, b):
-            result = np.empty(shape, np.float32)
-            token = quiet_set(quiet)
-            try:
-                o(a, b, result)
-            finally:
-                reset(token)
-            return result
-
-        ufunc = natural_ufunc(o.kernel)
-
-        def natural(a, b):
-            token = quiet_set(quiet)
-            try:
-                return ufunc(b, a) if o.swap else ufunc(a, b)
-            finally:
-                reset(token)
-
-        p = prepared.plan
-        runner = (natural if ufunc is not None else native) if prepared.native else \
-            (lambda a, b: run_plan(p, writer, [a, b], dtype=np.float32))
+        ufunc, p, writer = natural_ufunc(o.kernel), prepared.plan, _writer(o)
+        if prepared.reshapes is None:
+            runner = lambda inputs, out: run_plan(p, writer, list(inputs), dtype=np.float32)  # noqa: E731
+        elif prepared.native and ufunc is not None and not o.swap:
+            runner = ufunc  # float32 in, float32 out: run() calls it on the arrays
+        else:
+            runner = _fast.runner(prepared, lambda views, out: _fast.quiet(o, *views, out), np.float32, ufunc,
+                                  ufunc is not None, swapped=o.swap)
     _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 

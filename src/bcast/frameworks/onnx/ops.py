@@ -47,10 +47,11 @@ bcast.core.errors.InputError: onnx Add: inputs A and B must have the same type (
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Container, Sequence
 
 import numpy as np
 
@@ -63,6 +64,7 @@ from ...run import _fast
 from ...run.execute import reserved_call, run_plan, view
 from ...run.kernel import elementwise, natural_ufunc
 from ...run.out import check_out, overlaps
+from .._op import Op as _Op
 from . import kernels as K
 from .dtypes import ALL, BF16, BOOL, FLOATS, INT32_64, INTS, UINTS, onnx_type
 
@@ -131,8 +133,8 @@ _RULE_ATTRS = {
 
 
 @dataclass(frozen=True)
-class Op:
-    """One row of :data:`OPS`.
+class Op(_Op):
+    """One row of :data:`OPS` (its ``name``, and the checks of a call: :class:`bcast.frameworks._op.Op`).
 
     ``inputs``: (name, type variable) pairs (or a fixed type, ``tensor(int64)``);
     a variadic op has one pair and takes 1 or more inputs named ``data_0``,
@@ -149,7 +151,6 @@ class Op:
     read-only view.
     """
 
-    name: str
     inputs: tuple
     output: str
     versions: tuple
@@ -162,6 +163,8 @@ class Op:
     shape_input: int | None = None
     check: Callable | None = None
     views: bool = False
+
+    framework = "onnx"
 
     def version(self, opset: int | None) -> Version:
         if opset is None:
@@ -188,6 +191,23 @@ class Op:
         if self.variadic:
             return (self.inputs[0][1],) * n
         return tuple(tv for _, tv in self.inputs[:n])
+
+    def arity(self, version: Version) -> range:
+        """How many inputs the op takes at ``version``."""
+        if self.variadic:
+            return range(1, sys.maxsize)
+        most = len(self.inputs)
+        return range(most - self.optional if version.since >= self.optional_since else most, most + 1)
+
+    def arity_message(self, inputs: Sequence, allowed: Container[int]) -> str:
+        if self.variadic:
+            return f"onnx {self.name}: takes 1 or more inputs, got {len(inputs)}"
+        return super().arity_message(inputs, allowed)
+
+    def dtype_message(self, named: Sequence, name: str, tv: str, dtype: Any, allowed: Collection[str],
+                      context: Any) -> str:
+        return (f"onnx {self.name}-{context.since}: input {name} must be one of {', '.join(sorted(allowed))} "
+                f"({tv}); got {onnx_type(dtype)}")
 
 
 # --------------------------------------------------------------------------- THE table
@@ -366,19 +386,6 @@ def _check_attrs(op: Op, version: Version, attrs: dict) -> dict:
     return {name: a.check(op.name, attrs.get(name)) for name, a in known.items()}
 
 
-def _check_arity(op: Op, version: Version, n: int) -> None:
-    if op.variadic:
-        if n < 1:
-            raise InputError(f"onnx {op.name}: takes 1 or more inputs, got 0")
-        return
-    most = len(op.inputs)
-    least = most - op.optional if version.since >= op.optional_since else most
-    if not least <= n <= most:
-        names = ", ".join(op.input_names(most))
-        want = f"{least}" if least == most else f"{least} or {most}"
-        raise InputError(f"onnx {op.name}: takes {want} inputs ({names}), got {n}")
-
-
 def _as_array(op: Op, name: str, x: Any) -> np.ndarray:
     if isinstance(x, np.generic):
         return np.asarray(x)
@@ -403,21 +410,12 @@ def _type_var(version: Version, tv: str) -> tuple:
 def _check_types(op: Op, version: Version, arrays: list, attrs: dict) -> np.dtype:
     """ONNX's type rules; returns the output dtype."""
     n = len(arrays)
-    first: dict = {}  # type variable -> (input name, dtype) of its first input
+    named, allowed = [], {}
     for name, tv, x in zip(op.input_names(n), op.type_vars(n), arrays):
-        tv, allowed = _type_var(version, tv)
-        t = onnx_type(x.dtype)
-        if t not in allowed:
-            raise InputError(
-                f"onnx {op.name}-{version.since}: input {name} must be one of {', '.join(sorted(allowed))} "
-                f"({tv}); got {t}"
-            )
-        if tv in first and onnx_type(first[tv][1]) != t:
-            raise InputError(f"onnx {op.name}: inputs {first[tv][0]} and {name} must have the same type ({tv}); "
-                             f"got {first[tv][1]} and {x.dtype}")
-        if tv in first and first[tv][1] != x.dtype:  # two numpy dtypes for ONNX's string: keep any length
-            first[tv] = (first[tv][0], np.dtype(object))
-        first.setdefault(tv, (name, x.dtype))
+        tv, allowed[tv] = _type_var(version, tv)
+        named.append((name, tv, x.dtype))
+    # type variable -> (input name, dtype) of its first input; object for ONNX's string of two numpy lengths
+    first = op.check_dtypes(named, allowed, type_name=onnx_type, key=onnx_type, context=version)
     if op.check is not None:
         op.check(version, arrays, attrs)
     if op.output not in first:  # a bool-only output type variable (comparisons, And/Or/Xor)
@@ -473,7 +471,7 @@ def plan(op: str, *shapes, opset: int | None = None, **attrs) -> Plan:
     o = _get(op)
     version = o.version(opset)
     checked = _check_attrs(o, version, attrs)
-    _check_arity(o, version, len(shapes))
+    o.check_arity(shapes, o.arity(version))
     return _plan(o, version, shapes, checked)
 
 
@@ -547,7 +545,7 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     version = o.version(opset)
     _check_materialize(o, materialize, out)
     checked = _check_attrs(o, version, attrs)
-    _check_arity(o, version, len(inputs))
+    o.check_arity(inputs, o.arity(version))
     arrays = _as_arrays(o, inputs)
     dtype = _check_types(o, version, arrays, checked)
     p = _plan(o, version, _shapes(o, arrays), checked)
@@ -641,7 +639,7 @@ def _fast_build(op, inputs, key):
     if o.runner is not None or o.shape_input is not None or o.kernel is None:
         return _fast.MISS
     checked = _check_attrs(o, version, {})
-    _check_arity(o, version, len(inputs))
+    o.check_arity(inputs, o.arity(version))
     dtype = _check_types(o, version, list(inputs), checked)
     prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
     if not prepared.small or prepared.reshapes is None:

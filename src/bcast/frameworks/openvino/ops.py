@@ -60,8 +60,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
-from collections.abc import Callable
+from typing import Any, cast
+from collections.abc import Callable, Collection, Container, Sequence
 
 import numpy as np
 
@@ -72,6 +72,7 @@ from ...core.plan import Plan
 from ...core.validate import flag
 from ...rules import infer
 from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
+from .._op import Op as _Op
 
 __all__ = ["AUTO_BROADCAST", "BROADCAST_MODES", "ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops",
            "plan", "run"]
@@ -273,16 +274,36 @@ def _prelu(name, attrs):
 
 
 @dataclass(frozen=True)
-class Op:
-    """One OpenVINO op: how its inputs are named and broadcast, the element types it
-    takes, its output type, its own attributes (with defaults) and its kernel."""
+class Op(_Op):
+    """One OpenVINO op: its ``name`` (and the checks of a call: :class:`bcast.frameworks._op.Op`),
+    how its inputs are named and broadcast, the element types it takes, its output type, its own
+    attributes (with defaults) and its kernel."""
 
-    name: str
     kind: str  # "eltwise", "select", "prelu" or "broadcast"
     types: str  # a key of TYPE_CLASSES
     kernel: Callable | None
     boolean_output: bool = False
     attrs: tuple = ()  # (name, default) pairs
+
+    framework = "openvino"
+
+    def input_names(self, n: int) -> tuple[str, ...]:
+        return _NAMES[self.kind][:n]
+
+    def arity_message(self, inputs: Sequence, allowed: Container[int]) -> str:
+        names = _NAMES[self.kind]
+        want = " or ".join(f"{n} ({', '.join(names[:n])})" for n in cast(tuple, allowed))
+        return f"openvino {self.name}: takes {want} inputs; got {len(inputs)}"
+
+    def dtype_message(self, named: Sequence, name: str, tv: str, dtype: Any, allowed: Collection[str],
+                      context: Any) -> str:
+        what, allowed = " and ".join(n for n, _, _ in named), ", ".join(allowed)
+        return f"openvino {self.name}: {what} must be of a {self.types} element type ({allowed}); got {dtype}"
+
+    def dtypes_differ_message(self, first: str, first_dtype: Any, name: str, dtype: Any, tv: str,
+                              context: Any) -> str:
+        return (f"openvino {self.name}: inputs {first} and {name} must have the same element type; "
+                f"got {first_dtype} and {dtype}")
 
 
 def _eltwise(name, types, kernel, **kw) -> Op:
@@ -363,13 +384,6 @@ def _lookup(op: Any) -> Op:
     raise InputError(f"openvino: unknown op {brief(op)}{hint}; the ops are {', '.join(OPS)}")
 
 
-def _check_arity(spec: Op, inputs, allowed: tuple) -> None:
-    if len(inputs) not in allowed:
-        names = _NAMES[spec.kind]
-        want = " or ".join(f"{n} ({', '.join(names[:n])})" for n in allowed)
-        raise InputError(f"openvino {spec.name}: takes {want} inputs; got {len(inputs)}")
-
-
 def _tensor(spec: Op, name: str, x: Any) -> np.ndarray:
     """A data input: a numpy array of an OpenVINO element type."""
     if not isinstance(x, (np.ndarray, np.generic)):
@@ -383,17 +397,8 @@ def _tensor(spec: Op, name: str, x: Any) -> np.ndarray:
 
 def _same_type(spec: Op, named: list) -> np.dtype:
     """The one element type of ``named`` ((name, array) pairs), checked against the op's class."""
-    (n0, a0), *rest = named
-    for n, a in rest:
-        if a.dtype != a0.dtype:
-            raise InputError(f"openvino {spec.name}: inputs {n0} and {n} must have the same element type; "
-                             f"got {a0.dtype} and {a.dtype}")
-    allowed = TYPE_CLASSES[spec.types]
-    if a0.dtype.name not in allowed:
-        what = " and ".join(n for n, _ in named)
-        raise InputError(f"openvino {spec.name}: {what} must be of a {spec.types} element type "
-                         f"({', '.join(allowed)}); got {a0.dtype}")
-    return a0.dtype
+    spec.check_dtypes([(n, "T", a.dtype) for n, a in named], {"T": TYPE_CLASSES[spec.types]}, same_first=True)
+    return named[0][1].dtype
 
 
 def _op_attrs(spec: Op, attrs: dict) -> dict:
@@ -502,7 +507,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 finally:
                     _quiet_exit(token)
             if fast is not _MISS:
-                return fast(a, b)
+                return fast(inputs, None)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
     # the allocations' reservations last until it returns
@@ -515,7 +520,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 # attributes is checked once per (op, dtypes, shapes): its runner is kept.
 
 
-_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, runner(a, b), or MISS (the full path runs)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (the full path)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
 _QUIET_SET, _QUIET, _quiet_exit, _MISS = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, _fast.MISS
@@ -542,14 +547,14 @@ def _fast_build(op, a, b):
 
 
 def _fast_runner(prepared, kernel, dtype):
-    if not prepared.small:
+    if not prepared.small or prepared.reshapes is None:
         return _MISS
     ufunc = natural_ufunc(kernel)
-    # run() calls it on the arrays, warnings off (not at rank 0: a ufunc gives a numpy scalar there, not an array)
-    if prepared.native and ufunc is not None and prepared.plan.shape != ():
-        return ufunc
-    plan = prepared.plan
-    return lambda a, b: execute.run_plan(plan, kernel, [a, b], dtype=dtype)
+    # not at rank 0: a ufunc gives a numpy scalar there, not an array
+    natural = ufunc is not None and prepared.plan.shape != ()
+    if prepared.native and natural:
+        return ufunc  # run() calls it on the arrays, warnings off
+    return _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural)
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
@@ -560,7 +565,7 @@ def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: d
 
 
 def _run_eltwise(spec, inputs, mode, axis, out, attrs):
-    _check_arity(spec, inputs, (2,))
+    spec.check_arity(inputs, (2,))
     rule, rule_attrs = _auto_broadcast(spec, mode, axis)
     arrays = [_tensor(spec, n, x) for n, x in zip(_NAMES["eltwise"], inputs)]
     dtype = _same_type(spec, list(zip(_NAMES["eltwise"], arrays)))
@@ -568,7 +573,7 @@ def _run_eltwise(spec, inputs, mode, axis, out, attrs):
 
 
 def _run_select(spec, inputs, mode, axis, out, attrs):
-    _check_arity(spec, inputs, (3,))
+    spec.check_arity(inputs, (3,))
     rule, rule_attrs = _auto_broadcast(spec, mode, axis)
     cond, then, else_ = (_tensor(spec, n, x) for n, x in zip(_NAMES["select"], inputs))
     if cond.dtype != np.bool_:
@@ -579,7 +584,7 @@ def _run_select(spec, inputs, mode, axis, out, attrs):
 
 
 def _run_prelu(spec, inputs, mode, axis, out, attrs):
-    _check_arity(spec, inputs, (2,))
+    spec.check_arity(inputs, (2,))
     _no_auto_broadcast(spec, mode, "a 1-D slope of length data[1] is per channel, else numpy into data")
     _no_axis(spec, axis, spec.name)
     arrays = [_tensor(spec, n, x) for n, x in zip(_NAMES["prelu"], inputs)]
@@ -638,7 +643,7 @@ def _run_broadcast(spec, inputs, auto_broadcast, axis, out, attrs):
     _no_auto_broadcast(spec, auto_broadcast, "it has mode")
     a = _op_attrs(spec, attrs)
     mode = _check_broadcast_mode(spec, a["mode"], a["version"])
-    _check_arity(spec, inputs, (3,) if mode == "explicit" else (2,))
+    spec.check_arity(inputs, (3,) if mode == "explicit" else (2,))
     data = _tensor(spec, "data", inputs[0])
     _same_type(spec, [("data", data)])
     target = _int_vector(spec, "target_shape", inputs[1])
@@ -677,17 +682,17 @@ def plan(op: str, *shapes, auto_broadcast: str = "numpy", axis: int = -1, **attr
         _no_auto_broadcast(spec, auto_broadcast, "it has mode")
         a = _op_attrs(spec, attrs)
         mode = _check_broadcast_mode(spec, a["mode"], a["version"])
-        _check_arity(spec, shapes, (3,) if mode == "explicit" else (2,))
+        spec.check_arity(shapes, (3,) if mode == "explicit" else (2,))
         data, target = tuple(shapes[0]), tuple(shapes[1])
         return _broadcast_plan(spec, data, target, tuple(shapes[2]) if mode == "explicit" else None, mode, axis)[0]
     _op_attrs(spec, attrs)
     if spec.kind == "prelu":
-        _check_arity(spec, shapes, (2,))
+        spec.check_arity(shapes, (2,))
         _no_auto_broadcast(spec, auto_broadcast, "a 1-D slope of length data[1] is per channel, else numpy into data")
         _no_axis(spec, axis, spec.name)
         rule = "openvino-prelu"
     else:
-        _check_arity(spec, shapes, (3,) if spec.kind == "select" else (2,))
+        spec.check_arity(shapes, (3,) if spec.kind == "select" else (2,))
         rule, rule_attrs = _auto_broadcast(spec, auto_broadcast, axis)
         if spec.kind == "select":
             rule, rule_attrs["auto_broadcast"] = "openvino-select", rule
