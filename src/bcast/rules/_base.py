@@ -228,7 +228,7 @@ def right_aligned(shape, out_rank: int) -> tuple:
 
 
 def _columns(shapes, maps, out_rank):
-    cols = [[] for _ in range(out_rank)]
+    cols: list[list[Any]] = [[] for _ in range(out_rank)]
     for i, (s, m) in enumerate(zip(shapes, maps)):
         for k, ax in enumerate(m):
             if ax is not None:

@@ -130,7 +130,8 @@ class Prepared:
 
     def arrays(self, arrays):
         """``arrays`` reshaped as numpy must see them to broadcast as the plan says."""
-        return [x if r is None else x.reshape(r) for x, r in zip(arrays, self.reshapes)]
+        # (called only where numpy can express the plan: reshapes is a tuple; no check on this hot path)
+        return [x if r is None else x.reshape(r) for x, r in zip(arrays, self.reshapes)]  # type: ignore[arg-type]
 
 
 def _reshapes(plan: Plan) -> tuple | None:
@@ -322,7 +323,7 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
     checked, ``kernel(views, out)`` writing into ``out`` from views of its shape, or ``ufunc``
     (None: none) called on the (reshaped) arrays, in reverse order when ``swapped``;
     ``natural``: the ufunc's own result type is the op's, so the ufunc may allocate."""
-    shape, native, arrays = prepared.plan.shape, prepared.native, prepared.arrays
+    shape, native, arrays = static(prepared.plan.shape), prepared.native, prepared.arrays
     reverse = swapped and ufunc is not None
     full = native and all(s == shape for s in prepared.plan.inputs)  # every input has the output's shape
 
@@ -352,6 +353,7 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
 
     if not (native and natural):
         return run
+    assert ufunc is not None  # (natural: the ufunc's own result is the op's)
     quiet_set, quiet_value, reset = QUIET_SET, QUIET, quiet_exit
 
     def run_natural(inputs, out):  # the commonest: the ufunc on the arrays as they are

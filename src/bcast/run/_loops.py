@@ -10,6 +10,8 @@ call makes the streamed data visible before the caller is told it is done.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from llvmlite import ir  # type: ignore[import-untyped]  # llvmlite ships no type information
@@ -65,6 +67,7 @@ def _stream(typingctx, op, out, po, x, xi, y, yi):
         b = _operand(context, builder, sig.args[5], yv, yiv, vec)
         data = context.make_array(sig.args[1])(context, builder, outv).data
         ptr = builder.bitcast(builder.gep(data, [pov]), vec.as_pointer())
+        ops: tuple[Any, ...]
         if isinstance(dtype, types.Float):
             ops = (builder.fadd, builder.fsub, builder.fmul, builder.fdiv)
         else:  # integers wrap, as numpy's do; no divide (bcast.run._kernels never asks)
@@ -116,7 +119,7 @@ def _streamed(op, out, po, n, x, xi, y, yi):  # pragma: no cover - compiled
     for h in range(k):
         _store(op, out, po + h, _at(x, xi + h), _at(y, yi + h))
     while k + w <= n:
-        _stream(op, out, po + k, x, xi + k, y, yi + k)
+        _stream(op, out, po + k, x, xi + k, y, yi + k)  # type: ignore[call-arg]  # numba gives typingctx
         k += w
     for t in range(k, n):
         _store(op, out, po + t, _at(x, xi + t), _at(y, yi + t))
@@ -144,7 +147,7 @@ def rows(op, a, b, out, J, K, as0, as1, as2, bs0, bs1, bs2, t0, t1, stream):  # 
     else:
         _rows(3, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, r0, r1, stream)
     if stream:
-        _fence()
+        _fence()  # type: ignore[call-arg]  # numba gives an @intrinsic its typingctx
 
 
 @numba.njit(inline="always", error_model="numpy")

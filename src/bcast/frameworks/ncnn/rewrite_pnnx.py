@@ -16,6 +16,8 @@ Every other finding stays a finding of the new model.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from onnx import helper, numpy_helper
 
@@ -34,7 +36,10 @@ def rewrite(model):
     names = Names(model.graph)
     shapes = Shapes(model)
     ctx = lint_pnnx.Context(model, shapes)
-    nodes, inits, changes, dropped = [], [], [], set()
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    changes: list[str] = []
+    dropped: set[str] = set()
     for _, node, site in sites(model, shapes):
         node = copy_node(node)
         rows = lint_pnnx.check(site, ctx) if site is not None and site.plan is not None and node.output else []
@@ -46,7 +51,8 @@ def rewrite(model):
                            + (")" if n < 0 else "") + " (ncnn's POW is wrong for bases <= 0)")
             continue
         if rows and site.op.name == "PRelu" and rows[0].kind == "differs":
-            nodes += _prelu(node, *site.inputs, names)
+            x, slope = site.inputs
+            nodes += _prelu(node, x, slope, names)
             changes.append(f"{site.label}: PRelu -> Relu(x) + (x - Relu(x)) * {site.inputs[1]} (pnnx's PReLU "
                            "applies the slope per channel)")
             continue

@@ -571,11 +571,13 @@ def _kernel_attrs(o: Op, checked: dict) -> dict:
 
 def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
     """``o``'s kernel as run_plan calls it: ``f(*views, out=None)``."""
+    kernel = o.kernel
+    assert kernel is not None  # (only ops with a kernel run through here)
 
     def func(*views, out=None):
         if out is None:
             out = np.empty(shape, dtype)
-        o.kernel(list(views), out, **kernel_attrs)
+        kernel(list(views), out, **kernel_attrs)
         return out
 
     # every kernel computes each element from the same elements of the inputs; some are a ufunc

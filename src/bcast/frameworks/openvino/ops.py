@@ -538,6 +538,7 @@ def _fast_build(op, a, b):
             rule, _ = _auto_broadcast(spec, "numpy", -1)
             dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
             prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
+            assert spec.kernel is not None  # (every eltwise op has one)
             kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
             runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
     except (InputError, ValueError):  # BroadcastError is a ValueError

@@ -141,9 +141,9 @@ def openvino_cpu_pdpd_ignores_axis(dev):
         fixed.append(f"Equal float32 pdpd axis 1 of A {a_shape}, B {b_shape} compiles on the CPU")
     np.testing.assert_array_equal(oracle.run("Equal", [A, B], static=True, **_pdpd(-1)), A == B)
     # The record is about these ops only: Add, Mod and integer Divide keep the axis
-    for op, dtype in (("Add", "float32"), ("Mod", "int32"), ("Divide", "int32")):
+    for op, element_type in (("Add", "float32"), ("Mod", "int32"), ("Divide", "int32")):
         _expect(dev not in _ids(applicable((3, 3), (3,), rule="pdpd", axis=0, op=op,
-                                           op_attrs={"element_type": dtype})), op)
+                                           op_attrs={"element_type": element_type})), op)
     if fixed:
         _fixed(dev, ov, "; ".join(fixed))
 

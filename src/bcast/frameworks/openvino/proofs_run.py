@@ -5,6 +5,7 @@ process (or read memory they should not) run in a child, judged by its return co
 from __future__ import annotations
 
 import signal
+from typing import Any
 
 import numpy as np
 
@@ -202,7 +203,7 @@ print("survived; output shape", y.shape, flush=True)
 ])
 def openvino_broadcast_of_empty_data_crashes(dev):
     ov, oracle = _ov()
-    runs = []
+    runs: list[Any] = []
     for (shapes, _attrs), mode in zip(CASES[dev], ("numpy", "bidirectional")):
         target, data = shapes if mode == "numpy" else shapes[::-1]
         _expect(_plan(dev, len(runs) // 2).shape == target)  # the spec: the empty target shape
@@ -288,7 +289,8 @@ def openvino_cpu_integer_values(dev):
     ov, oracle = _ov()
     _expect(BY_ID[dev].check is None and not CASES[dev])
     run = openvino_ops.run
-    cases = [  # what, op, (A, B), element type, attrs, a model of static shapes?, the CPU's values, the spec's
+    cases: list[tuple[Any, ...]] = [
+        # what, op, (A, B), element type, attrs, a model of static shapes?, the CPU's values, the spec's
         # (None: an error)
         ("int8 saturates", "Add", [[100, -100], [100, 100]], "int8", {}, False, [127, 0], [-56, 0]),
         ("uint8 saturates", "Subtract", [[3], [5]], "uint8", {}, False, [0], [254]),
