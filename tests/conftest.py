@@ -11,6 +11,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))  # tests at any depth import the helpers of tests/support/ as support.<module>
+pytest.register_assert_rewrite("support")  # a helper's failed assert shows its values, as a test's does
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
