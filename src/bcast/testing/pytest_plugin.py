@@ -7,7 +7,7 @@ numpy, no runtime).  Turn it off with ``pytest -p no:bcast``.
 
 When both sides of a failed ``==`` are :class:`~bcast.core.plan.Plan` values, the
 report lists the fields that differ (shape axis by axis, axis maps, stretched
-axes...) and both plans' aligned tables (:func:`bcast.testing.compare_lines`).
+axes...) and both plans' aligned tables (:func:`bcast.testing.assertions.compare_lines`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The frontend keeps ONNX's rule but for the ops of :data:`~bcast.frameworks.openvino.ops.FROM_ONNX_RULES`
 (PRelu's per-channel slope): a node that rule aligns otherwise than the spec is ``differs``
 (fixed by equal ranks), one it refuses ``unsupported``; a node whose shapes hit a deviation of
-OpenVINO's is ``differs``.  Each node runs as the op :data:`~bcast.frameworks.openvino.ops.FROM_ONNX`
+OpenVINO's is ``differs``.  Each node runs as the op :data:`~bcast.frameworks.openvino.from_onnx.FROM_ONNX`
 names (the value records of that op bear on it).
 """
 
