@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ort_op", "ov_op", "ort_version", "ov_version"]
+__all__ = ["ort_op", "ov_op", "ov_onnx_op", "ort_version", "ov_version"]
 
 
 def ort_version() -> str:
@@ -116,6 +116,19 @@ def ov_op(op: str, inputs, *, threads: int, attrs=None):
 
     params = [opset13.parameter(list(x.shape), ov.Type(x.dtype), name=f"x{i}") for i, x in enumerate(inputs)]
     model = ov.Model([_ov_node(op, params, attrs or {})], params, f"bench_{op}")
+    return _ov_runners(model, inputs, threads)
+
+
+def ov_onnx_op(op: str, inputs, *, threads: int, out_shape, out_dtype=np.float32, attrs=None):
+    """``(run, run_into)`` for one ONNX ``op`` on ``inputs`` in OpenVINO, read from
+    the same ONNX model onnxruntime runs (OpenVINO's ONNX frontend)."""
+    model = _onnx_model(op, inputs, out_shape, out_dtype, attrs or {})
+    return _ov_runners(_core().read_model(model.SerializeToString(), b""), inputs, threads)
+
+
+def _ov_runners(model, inputs, threads: int):
+    import openvino as ov
+
     compiled = _core().compile_model(model, "CPU", {
         "INFERENCE_NUM_THREADS": threads,
         "PERFORMANCE_HINT": "LATENCY",

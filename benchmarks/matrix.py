@@ -1,0 +1,479 @@
+"""bcast's benchmark matrix: cases generated from axes, not picked by hand.
+
+Run:  python benchmarks/matrix.py [--quick] [--sample N] [--seed S] [--only axis=v,...]
+                                  [--rounds R] [--max-bytes B] [--json FILE [--force]]
+
+A case is one point of the product of the axes (``--list-axes`` prints them):
+
+- **op**: ONNX ops run through ``bcast.onnx.run``; onnxruntime and OpenVINO read
+  the same one-node ONNX model (opset 17, static shapes).
+- **dtype**: float16 ... bool, where ONNX's type constraint of the op takes it.
+- **size**: the output's element count, 2^10 ... 2^26 (``--quick``: 2^10 and
+  2^14 only, and 3 rounds).
+- **pattern**: how the inputs broadcast (same shape, scalar, channel, row, ...),
+  each scaled so that the output has exactly the bucket's element count.
+- **out**: ``yes`` (a preallocated output: ``out=``, onnxruntime's io_binding,
+  OpenVINO's output tensor) or ``no``.
+
+``--sample N`` keeps N cases drawn with a fixed seed; ``--only`` keeps the cases
+whose axes take the given values (``--only op=Add,Mul,dtype=float16``: a bare
+value adds to the axis named before it).  A case whose inputs and outputs would
+exceed ``--max-bytes`` is skipped and said so.
+
+Each case times bcast, numpy (where numpy computes the same op), onnxruntime and
+OpenVINO at 1 and 2 threads (spinning off, see peers.py), interleaved round by
+round in a rotating order; medians.  The ratio is bcast / the best peer (best of
+onnxruntime and OpenVINO at either thread count); ratios mean something only
+within one run.  A peer that refuses an (op, dtype) or is not installed is
+reported, never a crash.  Output: the table of cases, a summary per size bucket
+and per dtype (geomean and worst ratio), the ten worst cases; ``--json`` writes
+every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from collections.abc import Callable
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+
+import bcast  # noqa: E402
+import bcast.onnx  # noqa: E402
+import peers  # noqa: E402
+
+# --------------------------------------------------------------------------- the axes
+
+FLOATS = ("float16", "float32", "float64")
+INTS = ("int8", "uint8", "int32", "int64")
+NUMERIC = FLOATS + INTS
+DTYPES = NUMERIC + ("bool",)
+
+# op -> the dtypes its ONNX type constraint (opset 17) takes, among DTYPES
+OPS: dict[str, tuple[str, ...]] = {
+    "Add": NUMERIC, "Sub": NUMERIC, "Mul": NUMERIC, "Div": NUMERIC,
+    "Max": NUMERIC, "Min": NUMERIC,
+    "Pow": FLOATS + ("int32", "int64"),
+    "Greater": NUMERIC, "Equal": DTYPES,
+    "Where": DTYPES,
+    "Sum": FLOATS, "Mean": FLOATS,
+}
+SIZES = (10, 14, 18, 22, 26)  # log2 of the output's element count
+QUICK_SIZES = (10, 14)
+OUTS = ("no", "yes")
+
+
+def _split(k: int, parts: int) -> list[int]:
+    """``k`` split into ``parts`` exponents as even as can be (larger ones last)."""
+    base, extra = divmod(k, parts)
+    return [base + (1 if i >= parts - extra else 0) for i in range(parts)]
+
+
+def _p(*exps: int) -> tuple[int, ...]:
+    return tuple(2 ** e for e in exps)
+
+
+def _same(k):
+    r, c = _split(k, 2)
+    return [_p(r, c), _p(r, c)]
+
+
+def _scalar(k):
+    r, c = _split(k, 2)
+    return [_p(r, c), ()]
+
+
+def _channel(k):  # (N,C,H,W) + (C,1,1): an SE scale, a conv bias
+    n, c, h, w = _split(k, 4)
+    return [_p(n, c, h, w), _p(c, 0, 0)]
+
+
+def _row(k):  # (R,C) + (C,)
+    r, c = _split(k, 2)
+    return [_p(r, c), _p(c)]
+
+
+def _column(k):  # (R,C) + (R,1)
+    r, c = _split(k, 2)
+    return [_p(r, c), _p(r, 0)]
+
+
+def _outer(k):  # (R,1) + (C,): neither input has the output's shape
+    r, c = _split(k, 2)
+    return [_p(r, 0), _p(c)]
+
+
+def _middle(k):  # (A,M,B) + (M,1)
+    a, m, b = _split(k, 3)
+    return [_p(a, m, b), _p(m, 0)]
+
+
+def _bias5d(k):  # (N,C,D,H,W) + (C,1,1,1)
+    n, c, d, h, w = _split(k, 5)
+    return [_p(n, c, d, h, w), _p(c, 0, 0, 0)]
+
+
+def _attention(k):  # (B,H,T,T) + (B,1,1,T)
+    b, h, t1, t2 = _split(k, 4)
+    t = (t1 + t2) // 2
+    b += t1 + t2 - 2 * t
+    return [_p(b, h, t, t), _p(b, 0, 0, t)]
+
+
+def _stretched(k):  # (X,1,Z,1) + (Y,1,W): both inputs stretched on two axes each
+    x, y, z, w = _split(k, 4)
+    return [_p(x, 0, z, 0), _p(y, 0, w)]
+
+
+PATTERNS: dict[str, Callable[[int], list[tuple[int, ...]]]] = {
+    "same": _same, "scalar": _scalar, "channel": _channel, "row": _row, "column": _column,
+    "outer": _outer, "middle": _middle, "bias5d": _bias5d, "attention": _attention, "stretched": _stretched,
+}
+
+
+def shapes(op: str, pattern: str, k: int) -> list[tuple[int, ...]]:
+    """The input shapes of ``op`` under ``pattern`` at an output of 2**k elements.
+    Where takes (cond, x, y) = (b, a, b) of the pattern's pair (a, b)."""
+    a, b = PATTERNS[pattern](k)
+    return [b, a, b] if op == "Where" else [a, b]
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str
+    dtype: str
+    size: int  # log2 of the output's element count
+    pattern: str
+    out: str  # "yes" / "no"
+
+    @property
+    def axes(self) -> dict[str, str]:
+        return {"op": self.op, "dtype": self.dtype, "size": f"2^{self.size}", "pattern": self.pattern,
+                "out": self.out}
+
+    def input_dtypes(self) -> list[np.dtype]:
+        d = np.dtype(self.dtype)
+        return [np.dtype(bool), d, d] if self.op == "Where" else [d, d]
+
+    def out_dtype(self) -> np.dtype:
+        return np.dtype(bool) if self.op in ("Greater", "Equal") else np.dtype(self.dtype)
+
+    def nbytes(self, copies: int = 3) -> int:
+        """Inputs plus ``copies`` outputs (the shared out=, the reference, one fresh result)."""
+        ins = sum(math.prod(s) * d.itemsize for s, d in zip(shapes(self.op, self.pattern, self.size),
+                                                            self.input_dtypes()))
+        return ins + copies * 2 ** self.size * self.out_dtype().itemsize
+
+
+def all_cases(sizes=SIZES) -> list[Case]:
+    return [Case(op, dt, k, pat, out)
+            for op, dtypes in OPS.items() for dt in dtypes
+            for k, pat, out in itertools.product(sizes, PATTERNS, OUTS)]
+
+
+def parse_only(text: str) -> dict[str, set[str]]:
+    """``op=Add,Mul,dtype=float16`` -> {"op": {"Add", "Mul"}, "dtype": {"float16"}}."""
+    chosen: dict[str, set[str]] = {}
+    axis = None
+    for token in filter(None, (t.strip() for t in text.split(","))):
+        if "=" in token:
+            axis, token = (s.strip() for s in token.split("=", 1))
+            if axis not in ("op", "dtype", "size", "pattern", "out"):
+                raise ValueError(f"unknown axis {axis!r}; the axes are op, dtype, size, pattern, out")
+        elif axis is None:
+            raise ValueError(f"{token!r} names no axis: write axis=value")
+        if axis == "size" and not token.startswith("2^"):
+            token = f"2^{token}"
+        chosen.setdefault(axis, set()).add(token)
+    return chosen
+
+
+def select(cases: list[Case], only: dict[str, set[str]], sample: int | None, seed: int) -> list[Case]:
+    kept = [c for c in cases if all(c.axes[a] in vs for a, vs in only.items())]
+    if sample is not None and sample < len(kept):
+        kept = random.Random(seed).sample(kept, sample)
+    return kept
+
+
+# --------------------------------------------------------------------------- inputs and candidates
+
+
+def make_inputs(case: Case, rng: np.random.Generator) -> list[np.ndarray]:
+    """Inputs that every candidate computes alike: floats in [0.5, 2) (Pow stays
+    real, Div stays finite), integers in [1, 4) (Div by zero never, numpy's
+    floor division equals ONNX's truncation), bool half true."""
+    xs = []
+    for s, d in zip(shapes(case.op, case.pattern, case.size), case.input_dtypes()):
+        if d.kind == "b":
+            xs.append(rng.random(s) < 0.5)
+        elif d.kind == "f":
+            xs.append(rng.uniform(0.5, 2.0, s).astype(d))
+        else:
+            xs.append(rng.integers(1, 4, s).astype(d))
+    return [np.asarray(x) for x in xs]
+
+
+def _np_where(c, x, y, out=None):
+    if out is None:
+        return np.where(c, x, y)
+    np.copyto(out, y)
+    np.copyto(out, x, where=c)
+    return out
+
+
+def _np_mean(a, b, out=None):
+    out = np.add(a, b, out=out)
+    return np.multiply(out, out.dtype.type(0.5), out=out)
+
+
+def numpy_op(case: Case) -> Callable | None:
+    """numpy's own computation of the op, or None where numpy has none."""
+    ufuncs = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Max": np.maximum, "Min": np.minimum,
+              "Pow": np.power, "Greater": np.greater, "Equal": np.equal, "Sum": np.add}
+    if case.op in ufuncs:
+        return ufuncs[case.op]
+    if case.op == "Div":
+        return np.divide if case.dtype in FLOATS else np.floor_divide  # inputs are positive
+    return {"Where": _np_where, "Mean": _np_mean}[case.op]
+
+
+def peer_runners(case: Case, inputs: list[np.ndarray]) -> tuple[dict, dict[str, str]]:
+    """name -> (run, run_into) of each peer that builds and runs the case; and
+    name -> why not, for the others."""
+    found, refused = {}, {}
+    builders = {"ort": peers.ort_op, "ov": peers.ov_onnx_op}
+    for (short, build), threads in itertools.product(builders.items(), (1, 2)):
+        name = f"{short}{threads}"
+        try:
+            runners = build(case.op, inputs, threads=threads, out_shape=_out_shape(case),
+                            out_dtype=case.out_dtype())
+            runners[0]()
+        except ImportError:
+            refused[name] = "not installed"
+            continue
+        except Exception as e:  # noqa: BLE001 - a runtime that refuses the case is a finding, not a crash
+            refused[name] = f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
+            continue
+        found[name] = runners
+    return found, refused
+
+
+def _out_shape(case: Case) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(*shapes(case.op, case.pattern, case.size)))
+
+
+def interleaved(cands: dict[str, Callable], *, rounds: int, min_s: float = 2e-3) -> dict[str, float]:
+    """Median seconds per call of each candidate, interleaved round by round
+    (rotating order); each timing repeats a call enough to last ``min_s``."""
+    names = list(cands)
+    inner = {}
+    for n, f in cands.items():  # warm up, and size the repeats
+        f()
+        t0 = time.perf_counter()
+        f()
+        inner[n] = max(1, min(10_000, int(min_s / max(time.perf_counter() - t0, 1e-7))))
+    times: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            f, reps = cands[n], inner[n]
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                f()
+            times[n].append((time.perf_counter() - t0) / reps)
+    return {n: statistics.median(t) for n, t in times.items()}
+
+
+def _agrees(got, want) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if want.dtype.kind == "f":
+        tol = 2e-3 if want.dtype == np.float16 else 1e-5
+        return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True))
+    return bool(np.array_equal(got, want))
+
+
+def run_case(case: Case, *, rounds: int, rng: np.random.Generator) -> dict:
+    """One case's row: medians (seconds) per candidate, refusals, disagreements, ratios."""
+    inputs = make_inputs(case, rng)
+    into = case.out == "yes"
+    shape = _out_shape(case)
+    out = np.empty(shape, case.out_dtype()) if into else None
+    want = np.asarray(bcast.onnx.run(case.op, *inputs)).copy()
+    peer, refused = peer_runners(case, inputs)
+    cands: dict[str, Callable] = {}
+    cands["bcast"] = (lambda: bcast.onnx.run(case.op, *inputs, out=out)) if into else \
+        (lambda: bcast.onnx.run(case.op, *inputs))
+    f = numpy_op(case)
+    if f is not None:
+        cands["numpy"] = (lambda: f(*inputs, out=out)) if into else (lambda: f(*inputs))
+    for name, (run, run_into) in peer.items():
+        cands[name] = (lambda g=run_into: g(out)) if into else run
+    disagree = []
+    for name, g in cands.items():  # every candidate computes the same thing (checked against bcast)
+        if name != "bcast" and not _agrees(g(), want):
+            disagree.append(name)
+    t = interleaved(cands, rounds=rounds)
+    best = min((n for n in t if n.startswith(("ort", "ov"))), key=t.__getitem__, default=None)
+    return {**case.axes, "shapes": [list(s) for s in shapes(case.op, case.pattern, case.size)],
+            "seconds": t, "refused": refused, "disagree": disagree, "best_peer": best,
+            "ratio": t["bcast"] / t[best] if best else None,
+            "vs_numpy": t["bcast"] / t["numpy"] if "numpy" in t else None}
+
+
+# --------------------------------------------------------------------------- output
+
+COLS = ("bcast", "numpy", "ort1", "ort2", "ov1", "ov2")
+
+
+def _label(row: dict) -> str:
+    shp = "·".join(bcast.format_shape(tuple(s)) for s in row["shapes"])
+    return f"{row['op']} {row['dtype']} {row['size']} {row['pattern']} out={row['out']} {shp}"
+
+
+def print_row(row: dict) -> None:
+    t = row["seconds"]
+    cells = " ".join(f"{t[c] * 1e3:9.4f}" if c in t else f"{'-':>9}" for c in COLS)
+    ratio = f"{row['ratio']:6.2f}" if row["ratio"] is not None else f"{'-':>6}"
+    grouped: dict[str, list[str]] = {}
+    for n, why in row["refused"].items():
+        grouped.setdefault(why, []).append(n)
+    notes = [f"{', '.join(ns)} {why}" for why, ns in grouped.items()]
+    notes += [f"{n} DISAGREES with bcast" for n in row["disagree"]]
+    tail = "  " + "; ".join(notes) if notes else ""
+    print(f"{_label(row):<72} {cells} {row['best_peer'] or '-':>5} {ratio}{tail}", flush=True)
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def summary(rows: list[dict]) -> dict:
+    """Per size bucket and per dtype: count, geomean and worst of bcast / best peer."""
+    out: dict[str, dict] = {}
+    for axis in ("size", "dtype"):
+        groups: dict[str, list[float]] = {}
+        for r in rows:
+            if r["ratio"] is not None:
+                groups.setdefault(r[axis], []).append(r["ratio"])
+        out[axis] = {k: {"cases": len(v), "geomean": _geomean(v), "worst": max(v)} for k, v in groups.items()}
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
+    out["all"] = {"cases": len(ratios), "geomean": _geomean(ratios), "worst": max(ratios)} if ratios else {}
+    return out
+
+
+def print_summary(rows: list[dict], skipped: list[Case], no_peer: int) -> None:
+    s = summary(rows)
+    print("\n## summary: bcast / best peer")
+    for axis in ("size", "dtype"):
+        print(f"{'by ' + axis:<12} {'cases':>6} {'geomean':>8} {'worst':>7}")
+        for k in sorted(s[axis], key=lambda v: (len(v), v)):
+            g = s[axis][k]
+            print(f"{k:<12} {g['cases']:>6} {g['geomean']:8.2f} {g['worst']:7.2f}")
+    if s["all"]:
+        print(f"{'all':<12} {s['all']['cases']:>6} {s['all']['geomean']:8.2f} {s['all']['worst']:7.2f}")
+    if no_peer:
+        print(f"({no_peer} case(s) had no peer to compare with: see their notes above)")
+    if skipped:
+        print(f"({len(skipped)} case(s) skipped: inputs + outputs over --max-bytes)")
+    worst = sorted((r for r in rows if r["ratio"] is not None), key=lambda r: -r["ratio"])[:10]
+    print("\n## the ten worst cases: bcast / best peer")
+    for r in worst:
+        print(f"{r['ratio']:6.2f}  {_label(r)}  (bcast {r['seconds']['bcast'] * 1e3:.4f} ms, "
+              f"{r['best_peer']} {r['seconds'][r['best_peer']] * 1e3:.4f} ms)")
+
+
+def write_json(path: str, data: dict) -> None:
+    """Write ``data`` to ``path`` atomically (a temporary file, then a rename)."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".matrix-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="sizes 2^10 and 2^14 only, 3 rounds (a smoke run)")
+    parser.add_argument("--sample", type=int, help="keep N cases, drawn with --seed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", default="", help="axis=value[,value...][,axis=value...]")
+    parser.add_argument("--rounds", type=int, help="rounds per case (default 7; 3 with --quick)")
+    parser.add_argument("--max-bytes", type=float, default=2 * 2**30,
+                        help="skip a case whose inputs + outputs exceed this (default 2 GiB)")
+    parser.add_argument("--json", help="write every figure to this file")
+    parser.add_argument("--force", action="store_true", help="let --json replace an existing file")
+    parser.add_argument("--list-axes", action="store_true", help="print the axes and the number of cases")
+    args = parser.parse_args(argv)
+    if args.json and os.path.exists(args.json) and not args.force:
+        parser.error(f"{args.json} exists; pass --force to replace it")
+    try:
+        only = parse_only(args.only)
+    except ValueError as e:
+        parser.error(str(e))
+    cases = all_cases(QUICK_SIZES if args.quick else SIZES)
+    if args.list_axes:
+        for name, values in (("op", OPS), ("dtype", DTYPES), ("size", [f"2^{k}" for k in SIZES]),
+                             ("pattern", PATTERNS), ("out", OUTS)):
+            print(f"{name:<8} {', '.join(values)}")
+        print(f"{len(all_cases())} cases in all (op x the dtypes it takes x size x pattern x out)")
+        return 0
+    chosen = select(cases, only, args.sample, args.seed)
+    rounds = args.rounds or (3 if args.quick else 7)
+    skipped = [c for c in chosen if c.nbytes() > args.max_bytes]
+    chosen = [c for c in chosen if c.nbytes() <= args.max_bytes]
+    print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {_version(peers.ort_version)}, "
+          f"OpenVINO {_version(peers.ov_version)}; {len(os.sched_getaffinity(0))} usable cores; "
+          f"{len(chosen)} case(s), {rounds} round(s) each")
+    print("\n## cases: median ms per call; ratio = bcast / best peer")
+    print(f"{'case':<72} " + " ".join(f"{c:>9}" for c in COLS) + f" {'best':>5} {'ratio':>6}")
+    rng = np.random.default_rng(args.seed)
+    rows, start = [], time.perf_counter()
+    for case in chosen:
+        row = run_case(case, rounds=rounds, rng=rng)
+        print_row(row)
+        rows.append(row)
+    for c in skipped:
+        print(f"{_label({**c.axes, 'shapes': shapes(c.op, c.pattern, c.size)}):<72} skipped: "
+              f"{c.nbytes() / 2**20:.0f} MiB over --max-bytes")
+    no_peer = sum(1 for r in rows if r["best_peer"] is None)
+    print_summary(rows, skipped, no_peer)
+    elapsed = time.perf_counter() - start
+    print(f"\n{len(rows)} case(s) in {elapsed:.1f} s")
+    if args.json:
+        write_json(args.json, {"versions": {"bcast": bcast.__version__, "numpy": np.__version__,
+                                            "onnxruntime": _version(peers.ort_version),
+                                            "openvino": _version(peers.ov_version)},
+                               "rounds": rounds, "cases": rows, "summary": summary(rows),
+                               "skipped": [c.axes for c in skipped], "seconds": elapsed})
+    return 0
+
+
+def _version(f) -> str:
+    try:
+        return f()
+    except ImportError:
+        return "not installed"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
