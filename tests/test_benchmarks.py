@@ -1,0 +1,120 @@
+"""The benchmark matrix's harness (benchmarks/matrix.py): its generator and one
+tiny end-to-end run.  Nothing here times anything or asserts a ratio: speed
+lives in the benchmark, not in the suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import bcast
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "benchmarks", "matrix.py")
+
+
+def _load_matrix():
+    spec = importlib.util.spec_from_file_location("bench_matrix", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    path = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path  # the script puts benchmarks/ and src/ first for itself
+    return module
+
+
+matrix = _load_matrix()
+
+# pattern -> what its pair (a, b) must look like against the output shape
+PATTERN_CHECKS = {
+    "same": lambda a, b, out: a == b == out,
+    "scalar": lambda a, b, out: a == out and b == (),
+    "channel": lambda a, b, out: len(out) == 4 and a == out and b == (out[1], 1, 1),
+    "row": lambda a, b, out: len(out) == 2 and a == out and b == (out[1],),
+    "column": lambda a, b, out: len(out) == 2 and a == out and b == (out[0], 1),
+    "outer": lambda a, b, out: a == (out[0], 1) and b == (out[1],),
+    "middle": lambda a, b, out: len(out) == 3 and a == out and b == (out[1], 1),
+    "bias5d": lambda a, b, out: len(out) == 5 and a == out and b == (out[1], 1, 1, 1),
+    "attention": lambda a, b, out: len(out) == 4 and a == out and b == (out[0], 1, 1, out[3]) and out[2] == out[3],
+    "stretched": lambda a, b, out: a == (out[0], 1, out[2], 1) and b == (out[1], 1, out[3]),
+}
+
+
+def test_every_pattern_is_checked():
+    assert set(PATTERN_CHECKS) == set(matrix.PATTERNS)
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERN_CHECKS))
+def test_every_pattern_at_every_size_has_that_size_and_that_broadcast(pattern):
+    for k in matrix.SIZES:
+        a, b = matrix.PATTERNS[pattern](k)
+        out = np.broadcast_shapes(a, b)
+        assert math.prod(out) == 2**k, (pattern, k, a, b)
+        assert bcast.infer(a, b).shape == out, (pattern, k)
+        assert PATTERN_CHECKS[pattern](a, b, out), (pattern, k, a, b, out)
+        if pattern not in ("same", "scalar"):
+            assert 1 not in out, (pattern, k, out)  # every stretched axis really stretches
+        cond, x, y = matrix.shapes("Where", pattern, k)
+        assert bcast.infer(cond, x, y).shape == out == np.broadcast_shapes(cond, x, y)
+
+
+def test_cases_cover_the_axes_and_respect_the_ops_dtypes():
+    cases = matrix.all_cases()
+    assert {c.op for c in cases} == set(matrix.OPS)
+    assert {c.dtype for c in cases} == set(matrix.DTYPES)
+    assert {c.size for c in cases} == set(matrix.SIZES)
+    assert {c.pattern for c in cases} == set(matrix.PATTERNS)
+    assert {c.out for c in cases} == {"yes", "no"}
+    assert not [c for c in cases if c.dtype == "bool" and c.op in ("Add", "Sum", "Pow", "Greater")]
+    assert len(cases) == len(set(cases))
+
+
+def test_only_and_sample():
+    only = matrix.parse_only("op=Add,Mul,dtype=float16,size=10")
+    assert only == {"op": {"Add", "Mul"}, "dtype": {"float16"}, "size": {"2^10"}}
+    kept = matrix.select(matrix.all_cases(), only, None, 0)
+    assert len(kept) == 2 * len(matrix.PATTERNS) * 2
+    first = matrix.select(matrix.all_cases(), {}, 25, 3)
+    assert len(first) == 25 and first == matrix.select(matrix.all_cases(), {}, 25, 3)
+    with pytest.raises(ValueError):
+        matrix.parse_only("colour=red")
+    with pytest.raises(ValueError):
+        matrix.parse_only("Add")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_quick_end_to_end(tmp_path):
+    report = tmp_path / "matrix.json"
+    args = ["--quick", "--only", "op=Add,Where,dtype=float32,size=10,pattern=row,out=yes", "--rounds", "1",
+            "--json", str(report)]
+    done = _run(*args)
+    assert done.returncode == 0, done.stderr
+    assert "## summary" in done.stdout and "## the ten worst cases" in done.stdout
+    data = json.loads(report.read_text())
+    assert [(c["op"], c["dtype"], c["size"], c["pattern"], c["out"]) for c in data["cases"]] == [
+        ("Add", "float32", "2^10", "row", "yes"), ("Where", "float32", "2^10", "row", "yes")]
+    for case in data["cases"]:
+        assert "bcast" in case["seconds"] and "numpy" in case["seconds"]
+        assert not case["disagree"]
+    again = _run(*args)  # never over an existing file without --force
+    assert again.returncode == 2 and "--force" in again.stderr
+    assert json.loads(report.read_text()) == data
+
+
+def test_a_case_over_the_memory_budget_is_skipped():
+    done = _run("--quick", "--only", "op=Add,dtype=float64,size=14,pattern=same,out=no", "--max-bytes", "1000")
+    assert done.returncode == 0, done.stderr
+    assert "0 case(s)" in done.stdout and "skipped" in done.stdout
