@@ -17,8 +17,9 @@ A case is one point of the product of the axes (``--list-axes`` prints them):
 
 ``--sample N`` keeps N cases drawn with a fixed seed; ``--only`` keeps the cases
 whose axes take the given values (``--only op=Add,Mul,dtype=float16``: a bare
-value adds to the axis named before it).  A case whose inputs and outputs would
-exceed ``--max-bytes`` is skipped and said so.
+value adds to the axis named before it).  A case whose inputs and outputs
+(bcast's and each peer's buffers: ``Case.nbytes``) would exceed ``--max-bytes`` is
+skipped and said so.
 
 Each case times bcast, numpy (where numpy computes the same op), onnxruntime and
 OpenVINO at 1 and 2 threads (spinning off, see peers.py), interleaved round by
@@ -38,6 +39,7 @@ import json
 import math
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
@@ -171,8 +173,12 @@ class Case:
     def out_dtype(self) -> np.dtype:
         return np.dtype(bool) if self.op in ("Greater", "Equal") else np.dtype(self.dtype)
 
-    def nbytes(self, copies: int = 3) -> int:
-        """Inputs plus ``copies`` outputs (the shared out=, the reference, one fresh result)."""
+    def nbytes(self, copies: int = 17) -> int:
+        """What the case holds at its peak: the inputs plus ``copies`` outputs.
+        Measured (ru_maxrss): a 2^26 float32 Add peaks at 4.4 GiB, inputs plus
+        17 outputs -- bcast's out=, the reference, a fresh result, and the peers'
+        own buffers (each onnxruntime session's arena and result, each OpenVINO
+        infer request's output tensor and its copy)."""
         ins = sum(math.prod(s) * d.itemsize for s, d in zip(shapes(self.op, self.pattern, self.size),
                                                             self.input_dtypes()))
         return ins + copies * 2 ** self.size * self.out_dtype().itemsize
@@ -419,7 +425,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="axis=value[,value...][,axis=value...]")
     parser.add_argument("--rounds", type=int, help="rounds per case (default 7; 3 with --quick)")
     parser.add_argument("--max-bytes", type=float, default=2 * 2**30,
-                        help="skip a case whose inputs + outputs exceed this (default 2 GiB)")
+                        help="skip a case whose inputs + outputs (bcast's and every peer's) exceed this "
+                             "(default 2 GiB)")
     parser.add_argument("--json", help="write every figure to this file")
     parser.add_argument("--force", action="store_true", help="let --json replace an existing file")
     parser.add_argument("--list-axes", action="store_true", help="print the axes and the number of cases")
@@ -458,13 +465,15 @@ def main(argv=None) -> int:
     no_peer = sum(1 for r in rows if r["best_peer"] is None)
     print_summary(rows, skipped, no_peer)
     elapsed = time.perf_counter() - start
-    print(f"\n{len(rows)} case(s) in {elapsed:.1f} s")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
+    print(f"\n{len(rows)} case(s) in {elapsed:.1f} s; peak resident memory {peak:.0f} MiB")
     if args.json:
         write_json(args.json, {"versions": {"bcast": bcast.__version__, "numpy": np.__version__,
                                             "onnxruntime": _version(peers.ort_version),
                                             "openvino": _version(peers.ov_version)},
                                "rounds": rounds, "cases": rows, "summary": summary(rows),
-                               "skipped": [c.axes for c in skipped], "seconds": elapsed})
+                               "skipped": [c.axes for c in skipped], "seconds": elapsed,
+                               "peak_rss_mib": peak})
     return 0
 
 
