@@ -452,8 +452,8 @@ def main(argv=None) -> int:
     rounds = args.rounds or (3 if args.quick else 7)
     skipped = [c for c in chosen if c.nbytes() > args.max_bytes]
     chosen = [c for c in chosen if c.nbytes() <= args.max_bytes]
-    print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {_version(peers.ort_version)}, "
-          f"OpenVINO {_version(peers.ov_version)}; {len(os.sched_getaffinity(0))} usable cores; "
+    print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {peers.ort_version()}, "
+          f"OpenVINO {peers.ov_version()}; {len(os.sched_getaffinity(0))} usable cores; "
           f"{len(chosen)} case(s), {rounds} round(s) each")
     print("\n## cases: median ms per call; ratio = bcast / best peer")
     print(f"{'case':<72} " + " ".join(f"{c:>9}" for c in COLS) + f" {'best':>5} {'ratio':>6}")
@@ -473,19 +473,12 @@ def main(argv=None) -> int:
     print(f"\n{len(rows)} case(s) in {elapsed:.1f} s; peak resident memory {peak:.0f} MiB")
     if args.json:
         write_json(args.json, {"versions": {"bcast": bcast.__version__, "numpy": np.__version__,
-                                            "onnxruntime": _version(peers.ort_version),
-                                            "openvino": _version(peers.ov_version)},
+                                            "onnxruntime": peers.ort_version(),
+                                            "openvino": peers.ov_version()},
                                "rounds": rounds, "cases": rows, "summary": summary(rows),
                                "skipped": [c.axes for c in skipped], "seconds": elapsed,
                                "peak_rss_mib": peak})
     return 0
-
-
-def _version(f) -> str:
-    try:
-        return f()
-    except ImportError:
-        return "not installed"
 
 
 if __name__ == "__main__":

@@ -29,14 +29,20 @@ __all__ = ["ort_op", "ov_op", "ov_onnx_op", "ort_version", "ov_version"]
 
 
 def ort_version() -> str:
-    import onnxruntime
-
+    """onnxruntime's version, or "not installed"."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return "not installed"
     return onnxruntime.__version__
 
 
 def ov_version() -> str:
-    import openvino
-
+    """OpenVINO's version, or "not installed"."""
+    try:
+        import openvino
+    except ImportError:
+        return "not installed"
     return openvino.__version__.split("-")[0]
 
 

@@ -395,8 +395,8 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown section {', '.join(unknown)}; the sections are {', '.join(SECTIONS)}")
     threads = getattr(bcast, "threads", None)
-    print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {_version(peers.ort_version)}, "
-          f"OpenVINO {_version(peers.ov_version)}; {len(os.sched_getaffinity(0))} usable cores; "
+    print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {peers.ort_version()}, "
+          f"OpenVINO {peers.ov_version()}; {len(os.sched_getaffinity(0))} usable cores; "
           f"bcast threads: {threads() if callable(threads) else 'n/a'}")
     for s in chosen:
         SECTIONS[s](args.quick)
@@ -405,13 +405,6 @@ def main(argv=None) -> int:
         verdict = "n/a" if met is None else ("met" if met else "NOT met")
         print(f"{section:<7} {what:<92} {value:>10} {limit:>9}  {verdict}")
     return 0
-
-
-def _version(f) -> str:
-    try:
-        return f()
-    except ImportError:
-        return "not installed"
 
 
 if __name__ == "__main__":
