@@ -14,14 +14,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-import io
 import json
 import re
 
 import pytest
 
 import bcast.conformance.drift as proofs
-from bcast.cli import main
+from support.cli import cli
 from bcast.frameworks import FRAMEWORKS, _deviation
 from bcast.frameworks.deviations import BY_ID, DEVIATIONS, Deviation, Runtime, applicable
 
@@ -139,18 +138,10 @@ def test_verdict_skipped_when_the_runtime_is_missing(monkeypatch):
 # -- bcast deviations --check ------------------------------------------------------
 
 
-def _cli(*argv):
-    out = io.StringIO()
-    try:
-        rc = main(list(argv), out=out)
-    except SystemExit as e:
-        rc = e.code
-    return rc, out.getvalue()
-
 
 def test_check_command_is_green_on_the_installed_versions():
     """``bcast deviations --check``: every record is present on the installed (locked) runtimes."""
-    rc, text = _cli("deviations", "--check")
+    rc, text = cli("deviations", "--check")
     assert rc == 0, text
     header = text.splitlines()[0].split()
     assert header == ["record", "runtime", "proven", "on", "installed", "verdict"], header
@@ -168,13 +159,13 @@ def test_check_command_json(monkeypatch):
         p.Verdict("ncnn-garbage", "ncnn", "ncnn", ("1.0",), "1.1", "gone", "fixed in 1.1: returns -100"),
         p.Verdict("reference-mean-in-place", "onnx.reference.ReferenceEvaluator", "onnx", ("1.23.2",), None,
                   "skipped", "onnx is not installed")])
-    rc, text = _cli("deviations", "--check", "--json")
+    rc, text = cli("deviations", "--check", "--json")
     assert rc == 1
     data = json.loads(text)
     assert data["ok"] is False
     assert [r["verdict"] for r in data["records"]] == ["gone", "skipped"]
     assert set(data["records"][0]) >= {"id", "runtime", "package", "proven_on", "installed", "verdict", "detail"}
-    rc, text = _cli("deviations", "--check")
+    rc, text = cli("deviations", "--check")
     assert rc == 1 and "ncnn-garbage (gone): fixed in 1.1" in text and "onnx is not installed" in text
 
 
@@ -183,17 +174,17 @@ def test_check_command_with_no_runtime_is_no_pass(monkeypatch, capsys):
     import bcast.conformance.drift as p
 
     monkeypatch.setattr(p, "installed_version", lambda package: None)
-    rc, text = _cli("deviations", "--check")
+    rc, text = cli("deviations", "--check")
     assert rc == 1, text
     assert sum(" skipped" in line for line in text.splitlines()) == len(DEVIATIONS) + 1  # the rows, the counts
     assert "nothing could be checked" in text
-    rc, text = _cli("deviations", "--check", "--json")
+    rc, text = cli("deviations", "--check", "--json")
     data = json.loads(text)
     assert rc == 1 and data["ok"] is False and len(data["records"]) == len(DEVIATIONS)
 
 
 def test_deviations_help_says_what_check_does(capsys):
-    rc, _ = _cli("deviations", "--help")
+    rc, _ = cli("deviations", "--help")
     text = " ".join(capsys.readouterr().out.split())
     assert rc == 0
     for words in ("--check", "proven on", "installed", "present", "gone", "changed", "skipped",
@@ -202,11 +193,11 @@ def test_deviations_help_says_what_check_does(capsys):
 
 
 def test_deviations_lists_every_record_with_its_proof():
-    rc, text = _cli("deviations", "--json")
+    rc, text = cli("deviations", "--json")
     data = json.loads(text)
     assert rc == 0 and [r["id"] for r in data] == [d.id for d in DEVIATIONS]
     assert all(r["proof"] == proofs.proof_name(r["id"]) and list(r)[-1] == "proof" for r in data)
-    rc, text = _cli("deviations")
+    rc, text = cli("deviations")
     assert f"    proven by: {proofs.proof_name('ncnn-garbage')}" in text
 
 
@@ -225,15 +216,15 @@ def newer_onnxruntime(monkeypatch):
 def test_explain_and_compare_print_the_installed_version_of_an_unproven_one(newer_onnxruntime):
     d = DEV["onnxruntime-prelu-bidirectional"]
     assert d.drift() == newer_onnxruntime and d.installed == "9.9.9"
-    rc, text = _cli("explain", "3,1", "1,4", "--rule", "unidirectional")
+    rc, text = cli("explain", "3,1", "1,4", "--rule", "unidirectional")
     assert f"onnxruntime ({newer_onnxruntime}) [onnxruntime-prelu-bidirectional]" in text, text
     assert "onnx.reference.ReferenceEvaluator 1.23.2 [reference-prelu-bidirectional]" in text  # proven on it
-    rc, text = _cli("compare", "3,1", "1,4")
+    rc, text = cli("compare", "3,1", "1,4")
     assert f"onnx-legacy: onnxruntime ({newer_onnxruntime}) [onnxruntime-no-legacy-opsets]" in text, text
-    rc, text = _cli("explain", "3,1", "1,4", "--rule", "unidirectional", "--json")
+    rc, text = cli("explain", "3,1", "1,4", "--rule", "unidirectional", "--json")
     (f,) = [f for f in json.loads(text)["deviations"] if f["id"] == d.id]
     assert f["installed"] == "9.9.9" and f["proven_on"] == list(d.proven_on) and f["version"] == d.version
-    rc, text = _cli("deviations")
+    rc, text = cli("deviations")
     assert "    installed: 9.9.9 (not proven on it: bcast deviations --check)" in text
 
 

@@ -24,7 +24,6 @@ import bcast.frameworks.ncnn.ops
 import bcast.frameworks.onnx.ops
 import bcast.frameworks.openvino.ops
 from bcast.run import _kernels, parallel
-from test_parallel import clear_fast_paths
 
 pytest.importorskip("numba")
 
@@ -150,7 +149,7 @@ def large(monkeypatch):
     """Every output of 8 elements or more counts as large; counts the compiled loop's runs."""
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
     monkeypatch.setattr(bcast.run._fast, "SMALL_ELEMENTS", 0)
-    clear_fast_paths()
+    bcast.run.clear_caches()
     runs = []
     real = _kernels.try_run
 

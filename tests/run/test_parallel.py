@@ -31,7 +31,7 @@ def split_everything(monkeypatch):
     paths are off); counts the splits."""
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
     monkeypatch.setattr(_fast, "SMALL_ELEMENTS", 0)
-    clear_fast_paths()
+    bcast.run.clear_caches()
     calls = []
     real = parallel.run_chunked
 
@@ -43,10 +43,6 @@ def split_everything(monkeypatch):
     previous = parallel.set_threads(2)
     yield calls
     parallel.set_threads(previous)
-    clear_fast_paths()
-
-
-def clear_fast_paths():
     bcast.run.clear_caches()
 
 
@@ -245,7 +241,7 @@ def block_everything(monkeypatch):
     monkeypatch.setattr(_blocked, "TILE", 4)
     monkeypatch.setattr(_blocked, "TASK", 16)
     monkeypatch.setattr(_blocked, "RUN", 8)
-    clear_fast_paths()
+    bcast.run.clear_caches()
     blocked = []
     real = _blocked.schedule
 
@@ -258,7 +254,7 @@ def block_everything(monkeypatch):
     previous = parallel.set_threads(2)
     yield blocked
     parallel.set_threads(previous)
-    clear_fast_paths()
+    bcast.run.clear_caches()
 
 
 def broadcast_partner(shape):
@@ -351,7 +347,7 @@ def test_recycled_outputs_are_never_in_use(monkeypatch):
     monkeypatch.setattr(_recycle, "MIN_BYTES", 64)
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
     monkeypatch.setattr(_fast, "SMALL_ELEMENTS", 0)
-    clear_fast_paths()
+    bcast.run.clear_caches()
     _recycle.release()
     a, b = values((64, 8), "float64"), values((8,), "float64")
     r1 = bcast.apply(np.add, a, b)
@@ -374,7 +370,7 @@ def test_recycled_outputs_are_never_in_use(monkeypatch):
     monkeypatch.setenv("BCAST_RECYCLE", "0")
     assert bcast.apply(np.add, a, b).flags.owndata
     _recycle.release()
-    clear_fast_paths()
+    bcast.run.clear_caches()
 
 
 # --------------------------------------------------------------------------- the plan cache
@@ -454,12 +450,12 @@ def full_path(f, *args):
     """``f(*args)`` with the small-op fast paths off."""
     previous = _fast.SMALL_ELEMENTS
     _fast.SMALL_ELEMENTS = 0
-    clear_fast_paths()
+    bcast.run.clear_caches()
     try:
         return f(*args)
     finally:
         _fast.SMALL_ELEMENTS = previous
-        clear_fast_paths()
+        bcast.run.clear_caches()
 
 
 def test_openvino_and_ncnn_fast_paths_agree_with_the_full_path():
