@@ -67,7 +67,7 @@ BY_ID: dict[str, Deviation] = {d.id: d for d in DEVIATIONS}
 
 
 def notes_for(result: Plan | BroadcastError, op: str | None = None,
-                 op_attrs: dict | None = None) -> list[Note]:
+              op_attrs: dict | None = None) -> list[Note]:
     """The deviations that bear on a plan or a broadcast error, with their notes.
 
     ``op``: the op the query was for, as its op table spells it (``"Max"``,
