@@ -105,9 +105,10 @@ def plan(name: str, op: str, *shapes: Any, **attrs: Any) -> Plan:
     bcast.core.errors.InputError: ncnn ADD: takes 1 to 2 shapes, got 3
     """
     fw = framework(name)
-    params = list(inspect.signature(fw.plan).parameters.values())[1:]  # after op
+    signature = inspect.signature(fw.plan)
+    params = list(signature.parameters.values())[1:]  # after op
     try:
-        inspect.signature(fw.plan).bind(op, *shapes, **attrs)
+        signature.bind(op, *shapes, **attrs)
     except TypeError:
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         least = sum(p.default is p.empty for p in positional)
