@@ -33,7 +33,7 @@ import numpy as np
 
 from .out import overlaps
 
-__all__ = ["Marks", "elementwise", "is_elementwise", "natural_ufunc", "std_max", "std_min", "ufunc_kernel", "ufunc_of"]
+__all__ = ["LOOPS", "Marks", "elementwise", "is_elementwise", "loop_of", "natural_ufunc", "std_max", "std_min", "ufunc_kernel", "ufunc_of"]
 
 _ATTR = "_bcast_kernel"
 
@@ -46,14 +46,38 @@ class Marks:
 
     ufunc: np.ufunc | None = None
     swapped: bool = False
+    loop: str | None = None
 
 
-def elementwise(func: Callable, ufunc: np.ufunc | None = None, *, swapped: bool = False) -> Callable:
+def elementwise(func: Callable, ufunc: np.ufunc | None = None, *, swapped: bool = False,
+                loop: str | None = None) -> Callable:
     """Mark ``func(*views, out=out)`` as element-wise: computing slices of ``out`` from the same
     slices of the views gives the same values, and it raises nothing that depends on the values.
-    ``ufunc``: it computes this numpy ufunc (of the views swapped: ``swapped``) with warnings off."""
-    setattr(func, _ATTR, Marks(ufunc, swapped))
+    ``ufunc``: it computes this numpy ufunc (of the views swapped: ``swapped``) with warnings off.
+    ``loop``: it computes one of the compiled loops that are not a single ufunc, bit for bit
+    (:data:`LOOPS`)."""
+    if loop is not None and loop not in LOOPS:
+        raise ValueError(f"unknown compiled loop {loop!r}; the loops are {', '.join(sorted(LOOPS))}")
+    setattr(func, _ATTR, Marks(ufunc, swapped, loop))
     return func
+
+
+#: What a kernel marked ``loop=`` computes, written once: every input is a view of the output's shape.
+LOOPS = {
+    "where": "(cond, x, y): x where cond, else y (bits copied; x, y and out of one dtype)",
+    "sum": "(x0, x1, ...): ((x0 + x1) + x2) + ..., each step rounded to the output's dtype (numpy's add)",
+    "mean": "(x0, x1, ...): the 'sum' loop, then divided by the input count in the output's dtype (numpy's divide)",
+    "max": "(x0, x1, ...): numpy's maximum folded left to right (a NaN anywhere is kept)",
+    "min": "(x0, x1, ...): numpy's minimum folded left to right (a NaN anywhere is kept)",
+    "div": "(a, b): floats: numpy's divide; integers: the quotient truncated toward zero "
+           "(C's, as ONNX's Div; numpy's floor_divide's 0 for a zero divisor, wrapping on MIN / -1)",
+}
+
+
+def loop_of(func: Callable) -> str | None:
+    """The compiled loop a marked kernel computes (:data:`LOOPS`), else None."""
+    marks = getattr(func, _ATTR, None)
+    return marks.loop if type(marks) is Marks else None
 
 
 def is_elementwise(func: Callable) -> bool:
