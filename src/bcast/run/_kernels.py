@@ -42,7 +42,7 @@ from . import _pool
 from .kernel import ufunc_of
 from .out import overlaps
 
-__all__ = ["available", "layout", "try_run"]
+__all__ = ["Loop", "available", "layout", "prepare", "try_run"]
 
 #: the ufuncs compiled (bcast.run._loops.CODES has each name)
 _UFUNCS = (np.add, np.subtract, np.multiply, np.divide)
@@ -178,3 +178,25 @@ def _run(kernel, args, rows: int, n: int, stream: bool) -> None:
     tasks = max(1, min(rows, n * _pool.CHUNKS_PER_THREAD if n > 1 else 1))
     bounds = [rows * t // tasks for t in range(tasks + 1)]
     _pool.run_tasks(n, tasks, lambda t, _: kernel(*args, bounds[t], bounds[t + 1], stream))
+
+
+class Loop:
+    """A compiled loop made ready for one call signature (see :func:`prepare`)."""
+
+    def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
+        """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
+        return False
+
+
+def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | None:
+    """The compiled loop of ``func`` (a numpy ufunc or a kernel marked by
+    :func:`bcast.run.kernel.elementwise`) for inputs of ``dtypes`` whose aligned shapes
+    (the output's rank, 1 where an input is stretched) are ``shapes``, into an output of
+    ``shape`` and ``dtype``; None when no compiled loop computes it.
+
+    ``loop.run(arrays, out, threads)`` then computes it: ``arrays`` C-contiguous, of those
+    dtypes and of as many elements as the aligned shapes; ``out`` C-contiguous, of ``shape``
+    and ``dtype``, sharing no memory with them (the caller checks all of this); ``threads``
+    threads.  It returns False when the loop is not ready (being compiled in the background,
+    or numba failed): nothing was written, numpy's path runs instead."""
+    return None  # (the interface; the loops come with issue 18)
