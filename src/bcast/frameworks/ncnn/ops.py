@@ -65,14 +65,13 @@ from .op_types import FROM_ONNX, OP_TYPES
 from ...run import _fast
 from ...run.execute import MemoryBudgetError, run_plan
 from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
+from .._blocks import blocks
 from .._op import Op as _Op
 
 __all__ = ["FROM_ONNX", "OPS", "Op", "op", "ops", "plan", "run"]
 
 #: ncnn blobs have rank 1 to 4: [w], [w,h], [w,h,c], [w,h,d,c].
 MAX_RANK = 4
-#: Elements per block for the kernels made of several numpy steps (their scratch stays this small).
-BLOCK = 1 << 16
 
 
 # --------------------------------------------------------------------------- the kernels
@@ -98,12 +97,12 @@ def _remainder(x, y, out):
     out[...] = np.copysign(r, np.where(r == 0, x64, r))  # a zero result has x's sign
 
 
-def _max(x, y, out):  # a new block, then copied: out is one of nditer's blocks
-    out[...] = std_max(x, y)
+def _max(x, y, out):
+    std_max(x, y, out)
 
 
 def _min(x, y, out):
-    out[...] = std_min(x, y)
+    std_min(x, y, out)
 
 
 def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
@@ -111,19 +110,13 @@ def _logaddexp(x, y, out):  # max + log1pf(expf(min - max)), float32 throughout
     out[...] = hi + np.log1p(np.exp(lo - hi))
 
 
-def _blocked(kernel: Callable) -> Callable:
-    """``kernel`` run block by block, so its temporaries never exceed BLOCK elements."""
+def _blocked(kernel: Callable, itemsize: int) -> Callable:
+    """``kernel`` run block by block on slices of the views (:mod:`bcast.frameworks._blocks`, its
+    temporaries of ``itemsize`` bytes an element), so none grows with the output."""
 
     def run_blocks(x, y, out):
-        it = np.nditer(
-            [x, y, out],
-            flags=["external_loop", "buffered", "zerosize_ok"],
-            op_flags=[["readonly"], ["readonly"], ["writeonly"]],
-            buffersize=BLOCK,
-        )
-        with it:
-            for xb, yb, ob in it:
-                kernel(xb, yb, ob)
+        for at in blocks(out.shape, itemsize):
+            kernel(x[at], y[at], out[at])
 
     run_blocks.__name__ = kernel.__name__
     return run_blocks
@@ -176,8 +169,9 @@ class Op(_Op):
 _ADD, _SUB, _MUL, _DIV = ufunc_kernel(np.add), ufunc_kernel(np.subtract), ufunc_kernel(np.multiply), \
     ufunc_kernel(np.divide)
 _POW, _ATAN2, _FMOD = ufunc_kernel(np.power), ufunc_kernel(np.arctan2), ufunc_kernel(np.fmod)
-_MAX, _MIN, _LOGADDEXP = _blocked(_max), _blocked(_min), _blocked(_logaddexp)
-_FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder)
+# (a mask of bools; five float32 temporaries; nine float64 ones, in two threads: blocks of 2^12 elements)
+_MAX, _MIN, _LOGADDEXP = _blocked(_max, 1), _blocked(_min, 1), _blocked(_logaddexp, 8)
+_FLOOR_DIVIDE, _REMAINDER = _floor_divide, _blocked(_remainder, 32)
 
 # The wheel's vector bodies: DIV by a reciprocal estimate and one Newton step
 # (measured up to 3 ulp), pow_ps/atan2_ps/logaddexp_ps approximations.

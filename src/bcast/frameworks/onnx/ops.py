@@ -62,7 +62,7 @@ from ...core.validate import flag, integer, number
 from ...rules import infer
 from ...run import _fast
 from ...run.execute import reserved_call, run_plan, view
-from ...run.kernel import elementwise, natural_ufunc
+from ...run.kernel import elementwise, loop_of, natural_ufunc
 from ...run.out import check_out, overlaps
 from .._op import Op as _Op
 from . import kernels as K
@@ -257,12 +257,12 @@ def _order_eq(name, ufunc):
     ), K.ufunc(ufunc))
 
 
-def _extremum(name, f):
+def _extremum(name, kernel):
     """Max, Min: variadic."""
     return Op(name, (("data_0", "T"),), "T", (
         _v(1, _NONE, T=FLOATS), _v(6, _NONE, T=FLOATS), _v(8, _NUMPY, T=FLOATS),
         _v(12, _NUMPY, T=FLOATS | INTS), _v(13, _NUMPY, T=FLOATS | INTS | BF16),
-    ), partial(K.fold, f), variadic=True)
+    ), kernel, variadic=True)
 
 
 def _accumulate(name, kernel):
@@ -311,10 +311,10 @@ _OP_LIST = (
     _order_eq("GreaterOrEqual", np.greater_equal),
     _order("Less", np.less),
     _order_eq("LessOrEqual", np.less_equal),
-    _extremum("Max", np.maximum),
-    _extremum("Min", np.minimum),
+    _extremum("Max", K.maximum),
+    _extremum("Min", K.minimum),
     _accumulate("Mean", K.mean),
-    _accumulate("Sum", partial(K.fold, np.add)),
+    _accumulate("Sum", K.sum_),
     Op("Where", (("condition", "B"), ("X", "T"), ("Y", "T")), "T", (
         _v(9, _NUMPY, B=BOOL, T=ALL),
         _v(16, _NUMPY, B=BOOL, T=ALL | BF16),
@@ -580,8 +580,8 @@ def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
         kernel(list(views), out, **kernel_attrs)
         return out
 
-    # every kernel computes each element from the same elements of the inputs; some are a ufunc
-    return elementwise(func, None if o.kernel is None else natural_ufunc(o.kernel))
+    # every kernel computes each element from the same elements of the inputs; some are a ufunc, some a loop
+    return elementwise(func, natural_ufunc(kernel), loop=loop_of(kernel))
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:

@@ -58,7 +58,6 @@ bcast.core.errors.InputError: openvino Add: inputs A and B must have the same el
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, cast
 from collections.abc import Callable, Collection, Container, Sequence
@@ -71,8 +70,9 @@ from ...core.errors import InputError
 from ...core.plan import Plan
 from ...core.validate import flag
 from ...rules import infer
-from ...run.kernel import elementwise, natural_ufunc, std_max, std_min, ufunc_kernel
+from ...run.kernel import natural_ufunc
 from .._op import Op as _Op
+from . import kernels as K
 
 __all__ = ["AUTO_BROADCAST", "BROADCAST_MODES", "ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops",
            "plan", "run"]
@@ -95,182 +95,9 @@ TYPE_CLASSES = {
 }
 
 
-# --------------------------------------------------------------------------- kernels
-#
-# A kernel factory takes (op name, op attributes) and returns the function that
-# run_plan applies to the stride-0 views: ``f(*views, out=None)``, computing in
-# the inputs' element type (never promoted), with numpy's floating-point
-# warnings off (inf and nan are values here, as in OpenVINO).  Kernels marked
-# ``elementwise`` may run in threads on chunks of a large output; those that
-# check the divisor or size a float64 scratch first do all of it in one call.
-
-
-def _quiet(func: Callable) -> Callable:
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
-def _ufunc(ufunc) -> Callable:
-    """A numpy ufunc as it is: same-type inputs give the same type (or bool).  Marked as that
-    ufunc: bcast.run.parallel may run it as a compiled loop, the small-op fast path calls it on
-    the arrays as they are."""
-
-    def factory(name, attrs):
-        return ufunc_kernel(ufunc)
-
-    return factory
-
-
-def _buffer(out, views, dtype):
-    """Where a multi-step kernel writes: ``out``, unless it is None or overlaps an input
-    (then a fresh array, copied into ``out`` at the end by :func:`_deliver`)."""
-    if out is not None and not execute.overlaps(out, views):
-        return out
-    return execute.output(views[0].shape, dtype)
-
-
-def _deliver(buf, out):
-    if out is None or buf is out:
-        return buf
-    np.copyto(out, buf)
-    return out
-
-
-def _is_int(dtype) -> bool:
-    return dtype.kind in "iu"
-
-
-def _check_divisor(name: str, y) -> None:
-    """Integer division by zero is refused (OpenVINO's reference throws, crashes or returns garbage)."""
-    if _is_int(y.dtype) and not np.all(y):
-        raise InputError(f"openvino {name}: integer division by zero (B has a 0); "
-                         "OpenVINO's reference refuses it (\"integer division by zero\") or crashes")
-
-
-def _float64_scratch(name, shape):
-    execute.check_memory(shape, np.float64, what=f"{name}'s float64 intermediate")
-    return np.empty(shape, np.float64)
-
-
-def _divide(name, attrs):
-    floor = attrs["python_division"]
-
-    @_quiet
-    def divide(x, y, out=None):
-        if not _is_int(x.dtype):
-            return np.true_divide(x, y, out=out)
-        _check_divisor(name, y)
-        if floor or x.dtype.kind == "u":
-            return np.floor_divide(x, y, out=out)
-        buf = _buffer(out, (x, y), x.dtype)
-        np.subtract(x, np.fmod(x, y), out=buf)  # exact: x minus its C remainder is a multiple of y
-        np.floor_divide(buf, y, out=buf)
-        return _deliver(buf, out)
-
-    return divide
-
-
-def _power(name, attrs):
-    @_quiet
-    def power(x, y, out=None):
-        if not _is_int(x.dtype):
-            return np.power(x, y, out=out)
-        # static_cast<T>(std::pow(x, y)): both promoted to double, the result truncated
-        t = _float64_scratch(name, x.shape)
-        np.power(x, y, out=t, dtype=np.float64)
-        return _cast_back(t, x.dtype, out)
-
-    return power
-
-
-def _cast_back(t, dtype, out):
-    """``static_cast<T>`` of the float64 scratch ``t``: into ``out``, or a new array of ``dtype``."""
-    buf = execute.output(t.shape, dtype, out)
-    np.copyto(buf, t, casting="unsafe")
-    return buf
-
-
-def _floor_mod(name, attrs):
-    @_quiet
-    def floor_mod(x, y, out=None):
-        _check_divisor(name, y)
-        if x.dtype.kind == "u":
-            return np.remainder(x, y, out=out)
-        t = _float64_scratch(name, x.shape)  # x - y * floor(x / double(y)), all in double
-        np.true_divide(x, y, out=t, dtype=np.float64)
-        np.floor(t, out=t)
-        np.multiply(t, y, out=t, dtype=np.float64)
-        np.subtract(x, t, out=t, dtype=np.float64)
-        return _cast_back(t, x.dtype, out)
-
-    return floor_mod
-
-
-def _mod(name, attrs):
-    @_quiet
-    def mod(x, y, out=None):
-        _check_divisor(name, y)
-        if _is_int(x.dtype):
-            return np.fmod(x, y, out=out)  # C's x % y
-        buf = _buffer(out, (x, y), x.dtype)  # x - trunc(x / y) * y, in the element type
-        np.true_divide(x, y, out=buf)
-        np.trunc(buf, out=buf)
-        np.multiply(buf, y, out=buf)
-        np.subtract(x, buf, out=buf)
-        return _deliver(buf, out)
-
-    return mod
-
-
-def _pick(std: Callable) -> Callable:
-    """Maximum, Minimum: ``std::max`` / ``std::min`` (:func:`bcast.run.kernel.std_max`)."""
-
-    def factory(name, attrs):
-        def pick(x, y, out=None):
-            return std(x, y, out)
-
-        return elementwise(pick)
-
-    return factory
-
-
-def _squared_difference(name, attrs):
-    @_quiet
-    def squared_difference(x, y, out=None):  # (x - y) * (x - y), in the element type
-        buf = _buffer(out, (x, y), x.dtype)
-        np.subtract(x, y, out=buf)
-        np.multiply(buf, buf, out=buf)
-        return _deliver(buf, out)
-
-    return elementwise(squared_difference)
-
-
-def _select(name, attrs):
-    def select(cond, then, else_, out=None):
-        buf = _buffer(out, (cond, then, else_), then.dtype)
-        np.copyto(buf, else_)
-        np.copyto(buf, then, where=cond)
-        return _deliver(buf, out)
-
-    return elementwise(select)
-
-
-def _prelu(name, attrs):
-    @_quiet
-    def prelu(x, slope, out=None):  # x < 0 ? x * slope : x
-        buf = _buffer(out, (x, slope), x.dtype)
-        np.copyto(buf, x)
-        np.multiply(x, slope, out=buf, where=x < 0)
-        return _deliver(buf, out)
-
-    return elementwise(prelu)
-
-
 # --------------------------------------------------------------------------- the op table
+#
+# Each kernel is a factory of :mod:`bcast.frameworks.openvino.kernels`: (op name, attributes) -> f(*views, out=None).
 
 
 @dataclass(frozen=True)
@@ -311,25 +138,25 @@ def _eltwise(name, types, kernel, **kw) -> Op:
 
 
 def _compare(name, ufunc) -> Op:
-    return _eltwise(name, "any", _ufunc(ufunc), boolean_output=True)
+    return _eltwise(name, "any", K.ufunc(ufunc), boolean_output=True)
 
 
 def _logical(name, ufunc) -> Op:
-    return _eltwise(name, "boolean", _ufunc(ufunc), boolean_output=True)
+    return _eltwise(name, "boolean", K.ufunc(ufunc), boolean_output=True)
 
 
 #: The one table that knows OpenVINO's op names.
 OPS: dict[str, Op] = {op.name: op for op in (
-    _eltwise("Add", "numeric", _ufunc(np.add)),
-    _eltwise("Subtract", "numeric", _ufunc(np.subtract)),
-    _eltwise("Multiply", "numeric", _ufunc(np.multiply)),
-    _eltwise("Divide", "numeric", _divide, attrs=(("python_division", True),)),
-    _eltwise("Power", "numeric", _power),
-    _eltwise("Maximum", "numeric", _pick(std_max)),  # std::max(x, y): y if x < y
-    _eltwise("Minimum", "numeric", _pick(std_min)),  # std::min(x, y): y if y < x
-    _eltwise("SquaredDifference", "numeric", _squared_difference),
-    _eltwise("FloorMod", "numeric", _floor_mod),
-    _eltwise("Mod", "numeric", _mod),
+    _eltwise("Add", "numeric", K.ufunc(np.add)),
+    _eltwise("Subtract", "numeric", K.ufunc(np.subtract)),
+    _eltwise("Multiply", "numeric", K.ufunc(np.multiply)),
+    _eltwise("Divide", "numeric", K.divide, attrs=(("python_division", True),)),
+    _eltwise("Power", "numeric", K.power),
+    _eltwise("Maximum", "numeric", K.maximum),  # std::max(x, y): y if x < y
+    _eltwise("Minimum", "numeric", K.minimum),  # std::min(x, y): y if y < x
+    _eltwise("SquaredDifference", "numeric", K.squared_difference),
+    _eltwise("FloorMod", "numeric", K.floor_mod),
+    _eltwise("Mod", "numeric", K.mod),
     _compare("Equal", np.equal),
     _compare("NotEqual", np.not_equal),
     _compare("Less", np.less),
@@ -339,11 +166,11 @@ OPS: dict[str, Op] = {op.name: op for op in (
     _logical("LogicalAnd", np.logical_and),
     _logical("LogicalOr", np.logical_or),
     _logical("LogicalXor", np.logical_xor),
-    _eltwise("BitwiseAnd", "integral", _ufunc(np.bitwise_and)),
-    _eltwise("BitwiseOr", "integral", _ufunc(np.bitwise_or)),
-    _eltwise("BitwiseXor", "integral", _ufunc(np.bitwise_xor)),
-    Op("Select", "select", "any", _select),
-    Op("PRelu", "prelu", "float", _prelu),
+    _eltwise("BitwiseAnd", "integral", K.ufunc(np.bitwise_and)),
+    _eltwise("BitwiseOr", "integral", K.ufunc(np.bitwise_or)),
+    _eltwise("BitwiseXor", "integral", K.ufunc(np.bitwise_xor)),
+    Op("Select", "select", "any", K.select),
+    Op("PRelu", "prelu", "float", K.prelu),
     Op("Broadcast", "broadcast", "any", None,
        attrs=(("mode", "numpy"), ("version", 3), ("materialize", True))),
 )}
