@@ -706,9 +706,12 @@ def test_openvino_flag_given_an_array():
         bv.run("Broadcast", np.ones(2), [2, 2], materialize=np.array([1, 0]))
 
 
-def test_onnx_gemm_intermediate_is_budgeted():
-    with bcast.memory_budget_set(5 << 20):
-        with pytest.raises(MemoryBudgetError, match="Gemm's float64 intermediate"):
+def test_onnx_gemm_of_scaled_integers_fits_its_output():
+    # issue 18: its float64 intermediate is one block now, not one of the output's size
+    with bcast.memory_budget_set(5 << 20):  # the int32 output: 4 MiB
+        assert bo.run("Gemm", np.ones((1024, 1), np.int32), np.ones((1, 1024), np.int32), alpha=2.0)[0, 0] == 2
+    with bcast.memory_budget_set(3 << 20):
+        with pytest.raises(MemoryBudgetError):
             bo.run("Gemm", np.ones((1024, 1), np.int32), np.ones((1, 1024), np.int32), alpha=2.0)
 
 
