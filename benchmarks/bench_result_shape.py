@@ -36,9 +36,9 @@ def main(argv=None) -> int:
         # interleave: one round of each per repeat, so drift hits both alike
         t_np, t_bc, t_inf = [], [], []
         for _ in range(repeat):
-            t_np.append(timeit.timeit(lambda: np.broadcast_shapes(a, b), number=number) / number)
-            t_bc.append(timeit.timeit(lambda: bcast.result_shape(a, b), number=number) / number)
-            t_inf.append(timeit.timeit(lambda: bcast.infer(a, b), number=number // 10) / (number // 10))
+            t_np.append(timeit.timeit(lambda a=a, b=b: np.broadcast_shapes(a, b), number=number) / number)
+            t_bc.append(timeit.timeit(lambda a=a, b=b: bcast.result_shape(a, b), number=number) / number)
+            t_inf.append(timeit.timeit(lambda a=a, b=b: bcast.infer(a, b), number=number // 10) / (number // 10))
         m_np, m_bc, m_inf = (statistics.median(t) for t in (t_np, t_bc, t_inf))
         ratio = m_bc / m_np
         worst = max(worst, ratio)

@@ -6,8 +6,12 @@ Run:  python benchmarks/matrix.py [--quick] [--sample N] [--seed S] [--only axis
 A case is one point of the product of the axes (``--list-axes`` prints them):
 
 - **op**: ONNX ops run through ``bcast.onnx.run``; onnxruntime and OpenVINO read
-  the same one-node ONNX model (opset 17, static shapes).
+  the same one-node ONNX model (opset 17, static shapes).  ``Sum3``, ``Mean3``,
+  ``Max3`` are Sum, Mean, Max of three inputs (the third of the pattern's second
+  shape).
 - **dtype**: float16 ... bool, where ONNX's type constraint of the op takes it.
+  No bfloat16: numpy has none without ml_dtypes, which is not a dependency of bcast
+  (nor of this benchmark).
 - **size**: the output's element count, 2^10 ... 2^26 (``--quick``: 2^10 and
   2^14 only, and 3 rounds).
 - **pattern**: how the inputs broadcast (same shape, scalar, channel, row, ...),
@@ -15,11 +19,11 @@ A case is one point of the product of the axes (``--list-axes`` prints them):
 - **out**: ``yes`` (a preallocated output: ``out=``, onnxruntime's io_binding,
   OpenVINO's output tensor) or ``no``.
 
-``--sample N`` keeps N cases drawn with a fixed seed; ``--only`` keeps the cases
-whose axes take the given values (``--only op=Add,Mul,dtype=float16``: a bare
-value adds to the axis named before it).  A case whose inputs and outputs
-(bcast's and each peer's buffers: ``Case.nbytes``) would exceed ``--max-bytes`` is
-skipped and said so.
+``--only`` keeps the cases whose axes take the given values (``--only
+op=Add,Mul,dtype=float16``: a bare value adds to the axis named before it).  A case
+whose inputs and outputs (bcast's and each peer's buffers: ``Case.nbytes``) would
+exceed ``--max-bytes`` is skipped and said so; ``--sample N`` then keeps N of the
+cases that fit, drawn with a fixed seed.
 
 Each case times bcast, numpy (where numpy computes the same op), onnxruntime and
 OpenVINO at 1 and 2 threads (spinning off, see peers.py), interleaved round by
@@ -28,8 +32,9 @@ onnxruntime and OpenVINO at either thread count); ratios mean something only
 within one run.  A peer that refuses an (op, dtype) or is not installed is
 reported, never a crash; a peer whose result differs from bcast's is reported
 and left out of the best peer.  Output: the table of cases, a summary per size bucket
-and per dtype (geomean and worst ratio), the ten worst cases; ``--json`` writes
-every figure.
+and per dtype (geomean and worst ratio) against the issue's target (geomean <= 1.0,
+worst <= 1.5: ``met`` / ``NOT met``), the ten worst cases; ``--json`` writes every
+figure.  ``benchmarks/run.py`` runs the headline table, then this matrix.
 """
 
 from __future__ import annotations
@@ -71,13 +76,19 @@ OPS: dict[str, tuple[str, ...]] = {
     "Add": NUMERIC, "Sub": NUMERIC, "Mul": NUMERIC, "Div": NUMERIC,
     "Max": NUMERIC, "Min": NUMERIC,
     "Pow": FLOATS + ("int32", "int64"),
-    "Greater": NUMERIC, "Equal": DTYPES,
+    "Greater": NUMERIC, "Less": NUMERIC, "Equal": DTYPES,
     "Where": DTYPES,
     "Sum": FLOATS, "Mean": FLOATS,
+    "Sum3": FLOATS, "Mean3": FLOATS, "Max3": NUMERIC,  # three inputs
 }
+COMPARISONS = ("Greater", "Less", "Equal")
+#: The issue's target, per size bucket and per dtype: bcast / best peer.
+TARGET_GEOMEAN, TARGET_WORST = 1.0, 1.5
 SIZES = (10, 14, 18, 22, 26)  # log2 of the output's element count
 QUICK_SIZES = (10, 14)
 OUTS = ("no", "yes")
+#: --max-bytes' default (see Case.nbytes for what a case holds)
+MAX_BYTES = 2 * 2**30
 
 
 def _split(k: int, parts: int) -> list[int]:
@@ -148,11 +159,18 @@ PATTERNS: dict[str, Callable[[int], list[tuple[int, ...]]]] = {
 }
 
 
+def onnx_op(op: str) -> str:
+    """The ONNX op of a matrix op: ``Sum3`` is Sum (of three inputs)."""
+    return op[:-1] if op.endswith("3") else op
+
+
 def shapes(op: str, pattern: str, k: int) -> list[tuple[int, ...]]:
     """The input shapes of ``op`` under ``pattern`` at an output of 2**k elements.
-    Where takes (cond, x, y) = (b, a, b) of the pattern's pair (a, b)."""
+    Where takes (cond, x, y) = (b, a, b) of the pattern's pair (a, b); Sum3 (a, b, b)."""
     a, b = PATTERNS[pattern](k)
-    return [b, a, b] if op == "Where" else [a, b]
+    if op == "Where":
+        return [b, a, b]
+    return [a, b, b] if op.endswith("3") else [a, b]
 
 
 @dataclass(frozen=True)
@@ -170,10 +188,10 @@ class Case:
 
     def input_dtypes(self) -> list[np.dtype]:
         d = np.dtype(self.dtype)
-        return [np.dtype(bool), d, d] if self.op == "Where" else [d, d]
+        return [np.dtype(bool), d, d] if self.op == "Where" else [d] * len(shapes(self.op, self.pattern, 0))
 
     def out_dtype(self) -> np.dtype:
-        return np.dtype(bool) if self.op in ("Greater", "Equal") else np.dtype(self.dtype)
+        return np.dtype(bool) if self.op in COMPARISONS else np.dtype(self.dtype)
 
     def nbytes(self, copies: int = 17) -> int:
         """What the case holds at its peak: the inputs plus ``copies`` outputs.
@@ -209,8 +227,13 @@ def parse_only(text: str) -> dict[str, set[str]]:
     return chosen
 
 
-def select(cases: list[Case], only: dict[str, set[str]], sample: int | None, seed: int) -> list[Case]:
+def select(cases: list[Case], only: dict[str, set[str]], sample: int | None, seed: int,
+           max_bytes: float | None = None) -> list[Case]:
+    """The cases ``only`` keeps that fit in ``max_bytes``; ``sample`` of them drawn with ``seed``
+    (drawn among the cases that fit: a sample is never thinned afterwards)."""
     kept = [c for c in cases if all(c.axes[a] in vs for a, vs in only.items())]
+    if max_bytes is not None:
+        kept = [c for c in kept if c.nbytes() <= max_bytes]
     if sample is not None and sample < len(kept):
         kept = random.Random(seed).sample(kept, sample)
     return kept
@@ -242,20 +265,31 @@ def _np_where(c, x, y, out=None):
     return out
 
 
-def _np_mean(a, b, out=None):
-    out = np.add(a, b, out=out)
-    return np.multiply(out, out.dtype.type(0.5), out=out)
+def _np_fold(f):
+    def run(*xs, out=None):
+        out = f(xs[0], xs[1], out=out)
+        for x in xs[2:]:
+            f(out, x, out=out)
+        return out
+
+    return run
+
+
+def _np_mean(*xs, out=None):
+    out = _np_fold(np.add)(*xs, out=out)
+    return np.divide(out, out.dtype.type(len(xs)), out=out)
 
 
 def numpy_op(case: Case) -> Callable | None:
     """numpy's own computation of the op, or None where numpy has none."""
     ufuncs = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Max": np.maximum, "Min": np.minimum,
-              "Pow": np.power, "Greater": np.greater, "Equal": np.equal, "Sum": np.add}
+              "Pow": np.power, "Greater": np.greater, "Less": np.less, "Equal": np.equal, "Sum": np.add}
     if case.op in ufuncs:
         return ufuncs[case.op]
     if case.op == "Div":
         return np.divide if case.dtype in FLOATS else np.floor_divide  # inputs are positive
-    return {"Where": _np_where, "Mean": _np_mean}[case.op]
+    return {"Where": _np_where, "Mean": _np_mean, "Mean3": _np_mean, "Sum3": _np_fold(np.add),
+            "Max3": _np_fold(np.maximum)}[case.op]
 
 
 def peer_runners(case: Case, inputs: list[np.ndarray]) -> tuple[dict, dict[str, str]]:
@@ -266,7 +300,7 @@ def peer_runners(case: Case, inputs: list[np.ndarray]) -> tuple[dict, dict[str, 
     for (short, build), threads in itertools.product(builders.items(), (1, 2)):
         name = f"{short}{threads}"
         try:
-            runners = build(case.op, inputs, threads=threads, out_shape=_out_shape(case),
+            runners = build(onnx_op(case.op), inputs, threads=threads, out_shape=_out_shape(case),
                             out_dtype=case.out_dtype())
             runners[0]()
         except ImportError:
@@ -320,11 +354,12 @@ def run_case(case: Case, *, rounds: int, rng: np.random.Generator) -> dict:
     into = case.out == "yes"
     shape = _out_shape(case)
     out = np.empty(shape, case.out_dtype()) if into else None
-    want = np.asarray(bcast.onnx.run(case.op, *inputs)).copy()
+    op = onnx_op(case.op)
+    want = np.asarray(bcast.onnx.run(op, *inputs)).copy()
     peer, refused = peer_runners(case, inputs)
     cands: dict[str, Callable] = {}
-    cands["bcast"] = (lambda: bcast.onnx.run(case.op, *inputs, out=out)) if into else \
-        (lambda: bcast.onnx.run(case.op, *inputs))
+    cands["bcast"] = (lambda: bcast.onnx.run(op, *inputs, out=out)) if into else \
+        (lambda: bcast.onnx.run(op, *inputs))
     f = numpy_op(case)
     if f is not None:
         cands["numpy"] = (lambda: f(*inputs, out=out)) if into else (lambda: f(*inputs))
@@ -371,8 +406,13 @@ def _geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def _met(g: dict) -> bool:
+    return g["geomean"] <= TARGET_GEOMEAN and g["worst"] <= TARGET_WORST
+
+
 def summary(rows: list[dict]) -> dict:
-    """Per size bucket and per dtype: count, geomean and worst of bcast / best peer."""
+    """Per size bucket and per dtype: count, geomean and worst of bcast / best peer, and whether
+    the target is met (geomean <= TARGET_GEOMEAN, worst <= TARGET_WORST)."""
     out: dict[str, dict] = {}
     for axis in ("size", "dtype"):
         groups: dict[str, list[float]] = {}
@@ -380,19 +420,36 @@ def summary(rows: list[dict]) -> dict:
             if r["ratio"] is not None:
                 groups.setdefault(r[axis], []).append(r["ratio"])
         out[axis] = {k: {"cases": len(v), "geomean": _geomean(v), "worst": max(v)} for k, v in groups.items()}
+        for g in out[axis].values():
+            g["met"] = _met(g)
     ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
     out["all"] = {"cases": len(ratios), "geomean": _geomean(ratios), "worst": max(ratios)} if ratios else {}
+    out["every_bucket_met"] = bool(ratios) and all(g["met"] for axis in ("size", "dtype") for g in out[axis].values())
     return out
 
 
-def print_summary(rows: list[dict], skipped: list[Case], no_peer: int) -> None:
+def verdict_line(s: dict) -> str:
+    """One line: whether every size bucket and every dtype meets the target."""
+    missed = [k for axis in ("size", "dtype") for k, g in s[axis].items() if not g["met"]]
+    if not s["all"]:
+        return "matrix verdict: no case had a peer to compare with: nothing met"
+    if not missed:
+        return (f"matrix verdict: every bucket met (geomean <= {TARGET_GEOMEAN:.2f}x and worst <= "
+                f"{TARGET_WORST:.2f}x in every size bucket and every dtype)")
+    return f"matrix verdict: NOT every bucket met ({len(missed)} not: {', '.join(missed)})"
+
+
+def print_summary(rows: list[dict], skipped: list[Case], no_peer: int) -> dict:
     s = summary(rows)
-    print("\n## summary: bcast / best peer")
+    target = f"<= {TARGET_GEOMEAN:.1f} / {TARGET_WORST:.1f}"
+    print("\n## summary: bcast / best peer; target: geomean <= "
+          f"{TARGET_GEOMEAN:.1f}x and worst <= {TARGET_WORST:.1f}x per bucket")
     for axis in ("size", "dtype"):
-        print(f"{'by ' + axis:<12} {'cases':>6} {'geomean':>8} {'worst':>7}")
+        print(f"{'by ' + axis:<12} {'cases':>6} {'geomean':>8} {'worst':>7} {'target':>12}  verdict")
         for k in sorted(s[axis], key=lambda v: (len(v), v)):
             g = s[axis][k]
-            print(f"{k:<12} {g['cases']:>6} {g['geomean']:8.2f} {g['worst']:7.2f}")
+            print(f"{k:<12} {g['cases']:>6} {g['geomean']:8.2f} {g['worst']:7.2f} {target:>12}  "
+                  f"{'met' if g['met'] else 'NOT met'}")
     if s["all"]:
         print(f"{'all':<12} {s['all']['cases']:>6} {s['all']['geomean']:8.2f} {s['all']['worst']:7.2f}")
     if no_peer:
@@ -404,6 +461,8 @@ def print_summary(rows: list[dict], skipped: list[Case], no_peer: int) -> None:
     for r in worst:
         print(f"{r['ratio']:6.2f}  {_label(r)}  (bcast {r['seconds']['bcast'] * 1e3:.4f} ms, "
               f"{r['best_peer']} {r['seconds'][r['best_peer']] * 1e3:.4f} ms)")
+    print("\n" + verdict_line(s))
+    return s
 
 
 def write_json(path: str, data: dict) -> None:
@@ -421,37 +480,44 @@ def write_json(path: str, data: dict) -> None:
 # --------------------------------------------------------------------------- main
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="sizes 2^10 and 2^14 only, 3 rounds (a smoke run)")
-    parser.add_argument("--sample", type=int, help="keep N cases, drawn with --seed")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", default="", help="axis=value[,value...][,axis=value...]")
-    parser.add_argument("--rounds", type=int, help="rounds per case (default 7; 3 with --quick)")
-    parser.add_argument("--max-bytes", type=float, default=2 * 2**30,
-                        help="skip a case whose inputs + outputs (bcast's and every peer's) exceed this "
-                             "(default 2 GiB)")
-    parser.add_argument("--json", help="write every figure to this file")
-    parser.add_argument("--force", action="store_true", help="let --json replace an existing file")
-    parser.add_argument("--list-axes", action="store_true", help="print the axes and the number of cases")
-    args = parser.parse_args(argv)
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="sizes 2^10 and 2^14 only, 3 rounds (a smoke run)")
+    p.add_argument("--sample", type=int, help="keep N of the cases that fit --max-bytes, drawn with --seed")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--only", default="", help="axis=value[,value...][,axis=value...]")
+    p.add_argument("--rounds", type=int, help="rounds per case (default 7; 3 with --quick)")
+    p.add_argument("--max-bytes", type=float, default=MAX_BYTES,
+                   help="skip a case whose inputs + outputs (bcast's and every peer's) exceed this "
+                        f"(default {MAX_BYTES / 2**30:.0f} GiB)")
+    p.add_argument("--json", help="write every figure to this file")
+    p.add_argument("--force", action="store_true", help="let --json replace an existing file")
+    p.add_argument("--list-axes", action="store_true", help="print the axes and the number of cases")
+    return p
+
+
+def run(argv=None) -> dict | None:
+    """Run the matrix as the command line says; its summary (:func:`summary`), or None when it
+    only listed the axes."""
+    ap = parser()
+    args = ap.parse_args(argv)
     if args.json and os.path.exists(args.json) and not args.force:
-        parser.error(f"{args.json} exists; pass --force to replace it")
+        ap.error(f"{args.json} exists; pass --force to replace it")
     try:
         only = parse_only(args.only)
     except ValueError as e:
-        parser.error(str(e))
+        ap.error(str(e))
     cases = all_cases(QUICK_SIZES if args.quick else SIZES)
     if args.list_axes:
         for name, values in (("op", OPS), ("dtype", DTYPES), ("size", [f"2^{k}" for k in SIZES]),
                              ("pattern", PATTERNS), ("out", OUTS)):
             print(f"{name:<8} {', '.join(values)}")
         print(f"{len(all_cases())} cases in all (op x the dtypes it takes x size x pattern x out)")
-        return 0
-    chosen = select(cases, only, args.sample, args.seed)
+        return None
+    wanted = select(cases, only, None, args.seed)
+    chosen = select(cases, only, args.sample, args.seed, args.max_bytes)
+    skipped = [c for c in wanted if c.nbytes() > args.max_bytes]
     rounds = args.rounds or (3 if args.quick else 7)
-    skipped = [c for c in chosen if c.nbytes() > args.max_bytes]
-    chosen = [c for c in chosen if c.nbytes() <= args.max_bytes]
     print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {peers.ort_version()}, "
           f"OpenVINO {peers.ov_version()}; {len(os.sched_getaffinity(0))} usable cores; "
           f"{len(chosen)} case(s), {rounds} round(s) each")
@@ -463,11 +529,11 @@ def main(argv=None) -> int:
         row = run_case(case, rounds=rounds, rng=rng)
         print_row(row)
         rows.append(row)
-    for c in skipped:
+    for c in skipped if args.sample is None else skipped[:0]:  # a sample was drawn among the cases that fit
         print(f"{_label({**c.axes, 'shapes': shapes(c.op, c.pattern, c.size)}):<72} skipped: "
               f"{c.nbytes() / 2**20:.0f} MiB over --max-bytes")
     no_peer = sum(1 for r in rows if r["best_peer"] is None)
-    print_summary(rows, skipped, no_peer)
+    result = print_summary(rows, skipped, no_peer)
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
     print(f"\n{len(rows)} case(s) in {elapsed:.1f} s; peak resident memory {peak:.0f} MiB")
@@ -475,9 +541,14 @@ def main(argv=None) -> int:
         write_json(args.json, {"versions": {"bcast": bcast.__version__, "numpy": np.__version__,
                                             "onnxruntime": peers.ort_version(),
                                             "openvino": peers.ov_version()},
-                               "rounds": rounds, "cases": rows, "summary": summary(rows),
+                               "rounds": rounds, "cases": rows, "summary": result,
                                "skipped": [c.axes for c in skipped], "seconds": elapsed,
                                "peak_rss_mib": peak})
+    return result
+
+
+def main(argv=None) -> int:
+    run(argv)
     return 0
 
 

@@ -1,6 +1,12 @@
-"""bcast's benchmark: one table of ratios, measured side by side in one run.
+"""bcast's benchmark: the headline table of ratios, then the generated matrix, measured side by side in one run.
 
-Run:  python benchmarks/run.py [--quick] [--only large,small,shape,lint,memory,threshold]
+Run:  python benchmarks/run.py [--quick] [--sections large,small,shape,lint,memory,threshold,matrix]
+                               [matrix options: --sample N --seed S --only axis=v,... --rounds R
+                                --max-bytes B --json FILE --force]
+
+``--only`` with section names only (``--only threshold``) picks sections, as
+``--sections`` does; with ``axis=value`` it is the matrix's (benchmarks/matrix.py).
+Every other option goes to the matrix, ``--quick`` to both.
 
 Sections (each row prints its target and ``met`` / ``NOT met``):
 
@@ -21,6 +27,11 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
 - **memory**: the peak of the memory numpy allocates (tracemalloc) while
   running a large op without ``out=``, against inputs + output: target <= +5%.
 - **threshold**: where threads start to pay (bcast.run.parallel.MIN_ELEMENTS).
+- **matrix**: benchmarks/matrix.py, every case of its axes (ops x dtypes x sizes x
+  patterns x out=) against the best of onnxruntime and OpenVINO; per size bucket
+  and per dtype its geomean and worst ratio against the issue's target (geomean
+  <= 1.0x, worst <= 1.5x), ``met`` / ``NOT met``, and a last line saying whether
+  every bucket is met.
 
 The machine may be shared and noisy: candidates are interleaved round by
 round (each round runs every candidate, in a rotating order) and the table
@@ -36,8 +47,8 @@ import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -49,6 +60,7 @@ import bcast  # noqa: E402
 import bcast.ncnn  # noqa: E402
 import bcast.onnx  # noqa: E402
 import bcast.openvino  # noqa: E402
+import matrix  # noqa: E402
 import peers  # noqa: E402
 
 RESULTS: list = []  # (section, what, value text, target text, met)
@@ -193,13 +205,15 @@ def bench_large(quick: bool) -> list:
                 "bcast": _call(case.bcast, case.inputs, outs["bcast"] if into else None),
             }
             if threads is not None:
-                cands["bcast1"] = _with_threads(threads, 1, _call(case.bcast, case.inputs, outs["bcast1"] if into else None))
+                one = _call(case.bcast, case.inputs, outs["bcast1"] if into else None)
+                cands["bcast1"] = _with_threads(threads, 1, one)
             for name, (run, run_into) in peer.items():
                 cands[name] = (lambda f=run_into, o=outs[name]: f(o)) if into else run
             if big.shape == shape:
-                cands["copy"] = lambda o=outs["copy"]: np.copyto(o, big)
+                cands["copy"] = lambda o=outs["copy"], big=big: np.copyto(o, big)
                 if threads is not None:  # numpy's loops in bcast's threads: the floor of any numpy-based op
-                    cands["copy2"] = lambda o=outs["copy2"]: bcast.run.parallel.run_chunked(np.positive, [big], o)
+                    cands["copy2"] = lambda o=outs["copy2"], big=big: \
+                        bcast.run.parallel.run_chunked(np.positive, [big], o)
             for name, f in cands.items():  # every candidate computes the same thing
                 if not name.startswith("copy"):
                     got = f()
@@ -239,8 +253,8 @@ def _with_threads(set_threads, n, f):
 
 def _print_large(rows) -> None:
     cols = ["bcast", "bcast1", "numpy", "ort1", "ort2", "ov1", "ov2", "copy", "copy2"]
-    print(f"\n## large ops: median ms per call (ratios: bcast / best peer); bcast1 = bcast with 1 thread; "
-          f"copy2 = a copy by numpy in bcast's threads")
+    print("\n## large ops: median ms per call (ratios: bcast / best peer); bcast1 = bcast with 1 thread; "
+          "copy2 = a copy by numpy in bcast's threads")
     print(f"{'op':<48} {'out':<4} " + " ".join(f"{c:>7}" for c in cols) + f" {'best':>5} {'ratio':>6}")
     for name, mode, t, best in rows:
         cells = " ".join(f"{t[c] * 1e3:7.2f}" if c in t else f"{'-':>7}" for c in cols)
@@ -283,8 +297,8 @@ def bench_shape(quick: bool) -> None:
     print("\n## shape queries: median us per call")
     for x, y in PAIRS:
         t = interleaved({
-            "np.broadcast_shapes": lambda: np.broadcast_shapes(x, y),
-            "bcast.result_shape": lambda: bcast.result_shape(x, y),
+            "np.broadcast_shapes": lambda x=x, y=y: np.broadcast_shapes(x, y),
+            "bcast.result_shape": lambda x=x, y=y: bcast.result_shape(x, y),
         }, rounds=7 if quick else 15, inner=5000)
         ratio = t["bcast.result_shape"] / t["np.broadcast_shapes"]
         worst = max(worst, ratio)
@@ -371,10 +385,13 @@ def bench_threshold(quick: bool) -> None:
         for log2 in (16, 18, 19, 20, 21, 22, 23):
             a = np.ones((2 ** log2 // 64, 64), np.float32)
             b, out = np.ones(64, np.float32), np.empty_like(a)
-            t = interleaved({"1": _with_threads(bcast.set_threads, 1, lambda: bcast.apply(np.add, a, b, out=out)),
-                             "all": lambda: bcast.apply(np.add, a, b, out=out)},
+            def add(a=a, b=b, out=out):
+                return bcast.apply(np.add, a, b, out=out)
+
+            t = interleaved({"1": _with_threads(bcast.set_threads, 1, add), "all": add},
                             rounds=5 if quick else 11, inner=max(1, 2 ** 20 // a.size))
-            print(f"n = 2**{log2:<3} 1 thread {t['1'] * 1e6:9.1f}  all {t['all'] * 1e6:9.1f}  {t['all'] / t['1']:5.2f}x")
+            print(f"n = 2**{log2:<3} 1 thread {t['1'] * 1e6:9.1f}  all {t['all'] * 1e6:9.1f}  "
+                  f"{t['all'] / t['1']:5.2f}x")
     finally:
         parallel.MIN_ELEMENTS = previous
 
@@ -382,28 +399,50 @@ def bench_threshold(quick: bool) -> None:
 # --------------------------------------------------------------------------- main
 
 SECTIONS = {"large": bench_large, "small": bench_small, "shape": bench_shape, "lint": bench_lint,
-            "memory": bench_memory, "threshold": bench_threshold}
+            "memory": bench_memory, "threshold": bench_threshold, "matrix": None}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="Any other option is the matrix's: python benchmarks/matrix.py --help")
     parser.add_argument("--quick", action="store_true", help="smaller arrays, fewer rounds (a smoke run)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help="sections, comma-separated: " + ", ".join(SECTIONS))
-    args = parser.parse_args(argv)
-    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help="sections, comma-separated: " + ", ".join(SECTIONS))
+    parser.add_argument("--only", help="section names (as --sections), or the matrix's axis=value filter")
+    args, rest = parser.parse_known_args(argv)
+    sections = args.sections
+    if args.only is not None:
+        names = [s.strip() for s in args.only.split(",") if s.strip()]
+        if names and all(n in SECTIONS for n in names):
+            sections = args.only
+        else:
+            rest += ["--only", args.only]
+    chosen = [s.strip() for s in sections.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:
         parser.error(f"unknown section {', '.join(unknown)}; the sections are {', '.join(SECTIONS)}")
+    matrix_argv = (["--quick"] if args.quick else []) + rest
+    if "matrix" in chosen:
+        matrix.parser().parse_args(matrix_argv)  # a bad matrix option fails now, not after the headline table
+    elif rest:
+        parser.error(f"{' '.join(rest)}: matrix options, but the matrix section is not chosen")
     threads = getattr(bcast, "threads", None)
     print(f"bcast {bcast.__version__}, numpy {np.__version__}, onnxruntime {peers.ort_version()}, "
           f"OpenVINO {peers.ov_version()}; {len(os.sched_getaffinity(0))} usable cores; "
           f"bcast threads: {threads() if callable(threads) else 'n/a'}")
     for s in chosen:
-        SECTIONS[s](args.quick)
-    print("\n## targets")
-    for section, what, value, limit, met in RESULTS:
-        verdict = "n/a" if met is None else ("met" if met else "NOT met")
-        print(f"{section:<7} {what:<92} {value:>10} {limit:>9}  {verdict}")
+        if s != "matrix":
+            SECTIONS[s](args.quick)
+    if any(s != "matrix" for s in chosen):
+        print("\n## targets")
+        for section, what, value, limit, met in RESULTS:
+            verdict = "n/a" if met is None else ("met" if met else "NOT met")
+            print(f"{section:<7} {what:<92} {value:>10} {limit:>9}  {verdict}")
+    if "matrix" in chosen:
+        print("\n# the matrix (benchmarks/matrix.py " + " ".join(matrix_argv) + ")", flush=True)
+        summary = matrix.run(matrix_argv)
+        if summary is not None:  # the buckets' table is in the matrix's summary above; the verdict last
+            print("\n" + matrix.verdict_line(summary))
     return 0
 
 

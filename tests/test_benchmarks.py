@@ -118,3 +118,46 @@ def test_a_case_over_the_memory_budget_is_skipped():
     done = _run("--quick", "--only", "op=Add,dtype=float64,size=14,pattern=same,out=no", "--max-bytes", "1000")
     assert done.returncode == 0, done.stderr
     assert "0 case(s)" in done.stdout and "skipped" in done.stdout
+
+
+def test_three_input_ops_and_less():
+    assert {"Less", "Sum3", "Mean3", "Max3"} <= set(matrix.OPS)
+    for pattern in matrix.PATTERNS:
+        a, b = matrix.PATTERNS[pattern](14)
+        assert matrix.shapes("Sum3", pattern, 14) == [a, b, b]
+    case = matrix.Case("Max3", "int8", 10, "row", "no")
+    assert matrix.onnx_op(case.op) == "Max" and len(case.input_dtypes()) == 3
+    assert matrix.Case("Less", "float32", 10, "row", "no").out_dtype() == np.dtype(bool)
+    xs = [np.full((2, 3), v, np.float32) for v in (1.0, 2.0, 6.0)]
+    assert (matrix.numpy_op(matrix.Case("Mean3", "float32", 10, "same", "no"))(*xs) == 3.0).all()
+
+
+def test_a_sample_is_drawn_among_the_cases_that_fit():
+    limit = 64 * 2**20
+    fitting = [c for c in matrix.all_cases() if c.nbytes() <= limit]
+    sample = matrix.select(matrix.all_cases(), {}, 40, 1, limit)
+    assert len(sample) == 40 and all(c.nbytes() <= limit for c in sample)
+    assert set(sample) <= set(fitting)
+
+
+def test_bucket_verdicts():
+    rows = [{"size": "2^10", "dtype": "int8", "ratio": r} for r in (0.5, 1.2)] + \
+        [{"size": "2^14", "dtype": "int8", "ratio": 1.6}, {"size": "2^14", "dtype": "f32", "ratio": None}]
+    s = matrix.summary(rows)
+    assert s["size"]["2^10"]["met"] and not s["size"]["2^14"]["met"] and not s["dtype"]["int8"]["met"]
+    assert not s["every_bucket_met"]
+    assert matrix.verdict_line(s).startswith("matrix verdict: NOT every bucket met (2 not: 2^14, int8)")
+    good = matrix.summary(rows[:2])
+    assert good["every_bucket_met"] and "every bucket met" in matrix.verdict_line(good)
+
+
+def test_run_py_runs_the_matrix_with_its_options():
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--sections", "matrix",
+                           "--quick", "--only", "op=Sum3,dtype=float32,size=10,pattern=row,out=yes", "--rounds", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Sum3 float32 2^10 row out=yes" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith("matrix verdict:")
+    bad = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--sections", "small",
+                          "--sample", "3"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2 and "matrix options" in bad.stderr
