@@ -87,8 +87,15 @@ TARGET_GEOMEAN, TARGET_WORST = 1.0, 1.5
 SIZES = (10, 14, 18, 22, 26)  # log2 of the output's element count
 QUICK_SIZES = (10, 14)
 OUTS = ("no", "yes")
-#: --max-bytes' default (see Case.nbytes for what a case holds)
-MAX_BYTES = 2 * 2**30
+#: Outputs a case holds at its peak, by dtype: measured (ru_maxrss less the 132 MiB of a 2^10 case, less the
+#: inputs, over the output's bytes) on Add (Where for bool) of two 2^26 arrays of one shape, then ~10% added:
+#: int8/uint8 8.1, int32 8.5, int64 9.3, float64 12.4, bool 12.0, float32 15.7, float16 50.5 (the peers
+#: compute float16 in float32 buffers of their own).
+COPIES = {"int8": 10, "uint8": 10, "int32": 10, "int64": 11, "float64": 14, "bool": 14, "float32": 17,
+          "float16": 56}
+#: --max-bytes' default: every 2^26 case fits (the largest, float64 Sum3 of one shape, 8.5 GiB by Case.nbytes;
+#: measured 7.3 GiB for float64 Add) on the 24 GiB machine the figures come from.
+MAX_BYTES = 10 * 2**30
 
 
 def _split(k: int, parts: int) -> list[int]:
@@ -193,15 +200,13 @@ class Case:
     def out_dtype(self) -> np.dtype:
         return np.dtype(bool) if self.op in COMPARISONS else np.dtype(self.dtype)
 
-    def nbytes(self, copies: int = 17) -> int:
-        """What the case holds at its peak: the inputs plus ``copies`` outputs.
-        Measured (ru_maxrss): a 2^26 float32 Add peaks at 4.4 GiB, inputs plus
-        17 outputs -- bcast's out=, the reference, a fresh result, and the peers'
-        own buffers (each onnxruntime session's arena and result, each OpenVINO
-        infer request's output tensor and its copy)."""
+    def nbytes(self) -> int:
+        """What the case holds at its peak: the inputs plus :data:`COPIES` outputs of its dtype
+        (bcast's out=, the reference, a fresh result, and the peers' own buffers: each onnxruntime
+        session's arena and result, each OpenVINO infer request's output tensor and its copy)."""
         ins = sum(math.prod(s) * d.itemsize for s, d in zip(shapes(self.op, self.pattern, self.size),
                                                             self.input_dtypes()))
-        return ins + copies * 2 ** self.size * self.out_dtype().itemsize
+        return ins + COPIES[self.dtype] * 2 ** self.size * self.out_dtype().itemsize
 
 
 def all_cases(sizes=SIZES) -> list[Case]:
