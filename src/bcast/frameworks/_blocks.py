@@ -27,7 +27,7 @@ import itertools
 import math
 from collections.abc import Iterator
 
-__all__ = ["BLOCK_BYTES", "MAX_ELEMENTS", "blocks"]
+__all__ = ["BLOCK_BYTES", "MAX_ELEMENTS", "block_elements", "blocks"]
 
 #: Bytes of one temporary of a block at most.
 BLOCK_BYTES = 128 << 10
@@ -35,13 +35,18 @@ BLOCK_BYTES = 128 << 10
 MAX_ELEMENTS = 1 << 16
 
 
+def block_elements(itemsize: int) -> int:
+    """Elements in a block whose widest temporary has ``itemsize`` bytes an element."""
+    return max(1, min(MAX_ELEMENTS, BLOCK_BYTES // max(1, itemsize)))
+
+
 def blocks(shape: tuple, itemsize: int, limit: int | None = None) -> Iterator[tuple]:
     """Index tuples that cut an array of ``shape`` into C-ordered blocks of at most ``limit``
-    elements (default: :data:`BLOCK_BYTES` of ``itemsize`` bytes, at most :data:`MAX_ELEMENTS`):
+    elements (default: :func:`block_elements` of ``itemsize``):
     whole trailing axes and a range of the axis before them, or ranges of the last axis
     (``(...,)``: the whole array, when it fits in one block; nothing for an empty one)."""
     if limit is None:
-        limit = max(1, min(MAX_ELEMENTS, BLOCK_BYTES // max(1, itemsize)))
+        limit = block_elements(itemsize)
     if math.prod(shape) <= limit:
         if math.prod(shape):
             yield (...,)  # a view at every rank (``a[()]`` of rank 0 is a scalar)

@@ -20,7 +20,7 @@ from ...core.plan import Plan
 from ...run.execute import materialize, output, view
 from ...run.kernel import elementwise
 from ...run.out import overlaps
-from .._blocks import blocks
+from .._blocks import block_elements, blocks
 from .dtypes import is_float
 
 if TYPE_CHECKING:
@@ -77,9 +77,8 @@ def div(views, out):
                 np.add(ob, fix, out=ob, casting="unsafe")
             return
         work, wide = exact
-        size = next(blocks(out.shape, 8), None)
-        limit = out[size].size if size is not None else 0
-        q_buf, w_buf = np.empty(limit, work), np.empty(limit, wide)
+        n = min(out.size, block_elements(8))
+        q_buf, w_buf = np.empty(n, work), np.empty(n, wide)
         for at in blocks(out.shape, 8):
             ab, bb, ob = a[at], b[at], out[at]
             q, w = q_buf[:ob.size].reshape(ob.shape), w_buf[:ob.size].reshape(ob.shape)

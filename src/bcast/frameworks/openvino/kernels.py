@@ -23,7 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...run import execute
 from ...run.kernel import elementwise, std_max, std_min, ufunc_kernel
-from .._blocks import blocks
+from .._blocks import block_elements, blocks
 
 __all__ = ["divide", "floor_mod", "maximum", "minimum", "mod", "power", "prelu", "select", "squared_difference",
            "ufunc"]
@@ -115,11 +115,9 @@ def floor_mod(name, attrs):
         if x.dtype.kind == "u":
             return np.remainder(x, y, out=out)
         buf = execute.output(x.shape, x.dtype, out)
-        t_buf = None
+        t_buf = np.empty(min(buf.size, block_elements(8)), np.float64)
         for at in blocks(buf.shape, 8):  # x - y * floor(x / double(y)), all in double, a block at a time
             xb, yb, ob = x[at], y[at], buf[at]
-            if t_buf is None:
-                t_buf = np.empty(ob.size, np.float64)
             t = t_buf[:ob.size].reshape(ob.shape)
             np.true_divide(xb, yb, out=t, dtype=np.float64)
             np.floor(t, out=t)
