@@ -357,3 +357,22 @@ def test_every_loop_has_a_marked_kernel_and_the_unmarked_differ():
     # OpenVINO's integer Divide floors by default (python_division) and refuses a zero divisor
     assert bov.run("Divide", np.array([-7], np.int32), np.array([2], np.int32))[0] == -4
     assert set(LOOPS) == set(MARKED.values())
+
+
+def test_kernels_over_many_blocks_are_todays():
+    # outputs of several blocks (bcast.frameworks._blocks): the same values as one pass
+    rng = np.random.default_rng(11)
+    x = rng.integers(-3, 4, (300, 1)).astype(np.int32)
+    y = rng.integers(-6, 40, (1, 700)).astype(np.int64)
+    want = np.empty((300, 700), np.int32)
+    old_power(*np.broadcast_arrays(x, y), want)
+    assert _same(bo.run("Pow", x, y), want)
+    xf = rng.standard_normal((300, 700)).astype(np.float32)
+    slope = rng.standard_normal(700).astype(np.float32)
+    assert _same(bo.run("PRelu", xf, slope), np.where(xf > 0, xf, xf * slope))
+    a = rng.integers(-10**6, 10**6, (300, 700)).astype(np.int32)
+    b = rng.integers(1, 1000, (300, 1)).astype(np.int32) * rng.choice([-1, 1], (300, 1)).astype(np.int32)
+    assert _same(bov.run("FloorMod", a, b), old_ov_floor_mod(*np.broadcast_arrays(a, b)))
+    c = rng.integers(-50, 50, (300, 700)).astype(np.int64)
+    assert _same(bo.run("Gemm", c[:, :9], c[:9, :], c, alpha=0.5, beta=3.0),
+                 ((c[:, :9] @ c[:9, :]) * 0.5 + c * 3.0).astype(np.int64))

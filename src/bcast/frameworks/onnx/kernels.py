@@ -20,7 +20,7 @@ from ...core.plan import Plan
 from ...run.execute import materialize, output, view
 from ...run.kernel import elementwise
 from ...run.out import overlaps
-from .._blocks import block_elements, blocks
+from .._blocks import MAX_ELEMENTS, block_elements, blocks
 from .dtypes import is_float
 
 if TYPE_CHECKING:
@@ -134,12 +134,16 @@ def bitshift(views, out, direction: str):
 def fold(f, views, out):
     """``f`` folded over the inputs left to right, into ``out``: one call for two inputs."""
     with np.errstate(all="ignore"):
-        if len(views) == 1:
-            np.copyto(out, views[0])
-            return
-        f(views[0], views[1], out=out)
-        for v in views[2:]:
-            f(out, v, out=out)
+        _fold(f, views, out)
+
+
+def _fold(f, views, out):
+    if len(views) == 1:
+        np.copyto(out, views[0])
+        return
+    f(views[0], views[1], out=out)
+    for v in views[2:]:
+        f(out, v, out=out)
 
 
 def sum_(views, out):
@@ -155,8 +159,8 @@ def minimum(views, out):
 
 
 def mean(views, out):
-    fold(np.add, views, out)
     with np.errstate(all="ignore"):
+        _fold(np.add, views, out)
         np.divide(out, len(views), out=out)
 
 
@@ -192,6 +196,10 @@ def prelu(views, out):
     """``x > 0 ? x : x * slope``, block by block (the mask holds one block)."""
     x, slope = views
     with np.errstate(all="ignore"):
+        if out.size <= MAX_ELEMENTS:  # one block (no generator: small calls are most of them)
+            np.multiply(x, slope, out=out)
+            np.copyto(out, x, where=x > 0)
+            return
         for at in blocks(out.shape, 1):
             xb, ob = x[at], out[at]
             np.multiply(xb, slope[at], out=ob)
