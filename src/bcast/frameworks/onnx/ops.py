@@ -532,12 +532,11 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
             except TypeError:  # an unhashable op: the full path says what is wrong
                 f = None
             if f is not None:
-                token = _QUIET_SET(_QUIET)
-                try:
-                    return f(a, b)
-                finally:
-                    _quiet_exit(token)
-    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
+                if f[1]:  # a ufunc that cannot warn on these types: no errstate
+                    return f[0](a, b)
+                with _errstate(all="ignore"):
+                    return f[0](a, b)
+    if opset is None and not attrs and materialize is True:  # prepared calls: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
             return result
@@ -593,20 +592,22 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
         raise InputError(f"onnx {op.name}: out= and materialize=False do not go together (a view writes nothing)")
 
 
-# --------------------------------------------------------------------------- the small-op fast path
+# --------------------------------------------------------------------------- prepared calls
 #
 # Every check run() makes depends only on the op, the dtypes and the shapes
 # when there are no attributes and no opset: it is done once per such key and
-# the outcome kept.  A small op then costs a dict lookup and its kernel.
+# the outcome kept (a runner, bcast.run._fast.runner).  A small op then costs a
+# dict lookup and its kernel; a large one the checks of out= and of the memory
+# budget, and its kernel.
 
 
 _FAST = _fast.cache()  # (op, dtype, shape, dtype, shape...) -> runner, or MISS
 _FAST_GET = _FAST.get
-_quiet_exit = _fast.quiet_exit
-_QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
+_errstate = np.errstate
 _ndarray = np.ndarray
-# two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
-# whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
+# two small inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> (the ufunc
+# whose own result is ONNX's, whether it cannot warn on them); run() looks it up inline: the whole call is
+# this lookup and the ufunc
 _NATURAL = _fast.cache()
 _NATURAL_GET = _NATURAL.get
 
@@ -644,12 +645,15 @@ def _fast_build(op, inputs, key):
     o.check_arity(inputs, o.arity(version))
     dtype = _check_types(o, version, list(inputs), checked)
     prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
-    if not prepared.small or prepared.reshapes is None:
+    if prepared.small and prepared.reshapes is None:
         return _fast.MISS
     f = natural_ufunc(o.kernel)
+    dtypes = tuple(x.dtype for x in inputs)
     # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
     natural = f is not None and prepared.plan.shape != () \
         and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
-    if natural and prepared.native and len(inputs) == 2:
-        _NATURAL.put(key, f)
-    return _fast.runner(prepared, partial(o.kernel, **_kernel_attrs(o, checked)), dtype, f, natural)
+    if natural and prepared.native and prepared.small and len(inputs) == 2:
+        _NATURAL.put(key, (f, _fast.silent(f, dtypes)))
+    kernel_attrs = _kernel_attrs(o, checked)
+    return _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
+                        func=_views_kernel(o, prepared.plan.shape, dtype, kernel_attrs))
