@@ -1,4 +1,4 @@
-"""Fast paths for small ops on plain numpy arrays: what a call costs when nothing is big.
+"""Prepared calls on plain numpy arrays: what depends only on (op, dtypes, shapes) done once.
 
 A call on tiny arrays is all overhead: rule lookup, checks, views.  Here a
 call is reduced to a dict lookup on ``(rule, shapes)`` (or, in the framework
@@ -8,21 +8,24 @@ numpy's own broadcasting of the reshaped arrays is the plan's.  A ufunc then
 runs on them directly: no stride-0 views are built, the result is the same
 array (numpy broadcasts the same way, element for element).
 
-Only small outputs take these paths (:data:`SMALL_ELEMENTS`): big ones go
-through :func:`bcast.run.execute.run_plan`, where the memory budget is checked and
-the work is split among threads.  Anything unusual (another array type,
-attributes, a plan whose alignment numpy cannot express) falls back to the
-full path, which also raises every error.
+Small outputs (:data:`SMALL_ELEMENTS`) need nothing else: :func:`runner`'s
+small form, :func:`apply_small`.  A larger one is prepared too (:func:`large`,
+:func:`apply_large`): per call only what must be -- ``out=`` checked, the memory
+budget asked and the output reserved while the call runs (as
+:func:`bcast.run.execute.run_plan` does), the overlap of ``out=`` with the
+inputs -- then a compiled loop, numpy's own loop, or threads, as measured
+(:func:`large` says where each wins).  Anything unusual (another array type,
+attributes) falls back to the full path, which also raises every error.
 
-:func:`quiet` runs a function with numpy's floating-point warnings off, as
-``np.errstate(all="ignore")`` does, at a seventh of its cost (through numpy's
-own context variable where this numpy has one that works; else through
-``np.errstate`` itself).
+:func:`quiet` runs a function with numpy's floating-point warnings off, by
+``np.errstate(all="ignore")`` (public API only); a prepared call skips it where
+numpy cannot warn (:func:`silent`).
 
-The op tables' fast paths share what is here: their caches come from
+The op tables' prepared calls share what is here: their caches come from
 :func:`cache` (and :func:`clear_caches` empties them all), a call they do not
 take is :data:`MISS`, :func:`key` is their cache key and :func:`runner` runs a
-prepared call of a kernel.
+prepared call of a kernel.  The thread count and the memory budget are read
+on every call: a change takes effect on a cached key.
 
 >>> import numpy as np
 >>> p = prepare("numpy", (np.ones((2, 3)), np.ones(3)))
@@ -54,9 +57,9 @@ __all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_large"
            "clear_caches", "key", "prepare", "prepared", "runner", "quiet", "quiet_enter", "quiet_exit", "silent",
            "ufunc"]
 
-#: Outputs of up to this many elements take the fast paths, when no input's
-#: itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far
-#: below what :func:`bcast.run.execute.check_memory` ever refuses).
+#: Outputs of up to this many elements take the small form of a prepared call (no memory check), when
+#: no input's itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far below what
+#: :func:`bcast.run.execute.check_memory` ever refuses); larger ones take :func:`large`.
 SMALL_ELEMENTS = 4096
 SMALL_ITEMSIZE = 16
 

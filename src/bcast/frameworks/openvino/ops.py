@@ -501,9 +501,9 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
             if fast is None:
                 fast = _fast_build(op, a, b)
             if type(fast) is tuple:  # (ufunc, silent, runner): numpy broadcasts as OpenVINO does, small
-                if out is None:  # the ufunc as it is
-                    if fast[1]:  # it cannot warn on these types: no errstate
-                        return fast[0](a, b)
+                if out is None and fast[1]:  # the ufunc as it is; it cannot warn on these types: no errstate
+                    return fast[0](a, b)
+                if out is None:
                     with _errstate(all="ignore"):
                         return fast[0](a, b)
                 fast = fast[2]
@@ -517,12 +517,11 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 
 # --------------------------------------------------------------------------- prepared calls
 #
-# A two-input element-wise call with the default broadcasting and no
-# attributes is checked once per (op, dtypes, shapes): its runner is kept
-# (bcast.run._fast.runner), for every size, with or without out=.
+# A two-input element-wise call with the default broadcasting and no attributes is checked once per
+# (op, dtypes, shapes): its runner is kept (bcast.run._fast.runner), for every size, with or without out=.
 
 
-_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> (ufunc, silent, runner), a runner, or MISS (the full path)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> (ufunc, silent, runner), a runner, or MISS (full path)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
 _MISS, _errstate, _ndarray = _fast.MISS, np.errstate, np.ndarray
@@ -540,9 +539,8 @@ def _fast_build(op, a, b):
             dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
             prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
             assert spec.kernel is not None  # (every eltwise op has one)
-            kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
-            runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype,
-                                  (a.dtype, b.dtype))
+            out_dtype = np.dtype(bool) if spec.boolean_output else dtype
+            runner = _fast_runner(prepared, spec.kernel(spec.name, _op_attrs(spec, {})), out_dtype, (a.dtype, b.dtype))
     except (InputError, ValueError):  # BroadcastError is a ValueError
         runner = _MISS
     _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
@@ -556,10 +554,8 @@ def _fast_runner(prepared, kernel, dtype, dtypes):
     # not at rank 0: a ufunc gives a numpy scalar there, not an array
     natural = ufunc is not None and prepared.plan.shape != ()
     runner = _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural, dtypes=dtypes,
-                          func=kernel)
-    if prepared.native and natural and prepared.small:
-        return ufunc, _fast.silent(ufunc, dtypes), runner  # run() calls the ufunc on the arrays
-    return runner
+                          func=kernel)  # run() calls the ufunc on the arrays when it can
+    return (ufunc, _fast.silent(ufunc, dtypes), runner) if prepared.native and natural and prepared.small else runner
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
