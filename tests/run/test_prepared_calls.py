@@ -187,6 +187,7 @@ def test_a_large_prepared_call_is_reserved_while_it_runs(f, args, monkeypatch):
         seen.append(memory_reserved())
         return real(shape, dtype)
 
+    monkeypatch.setattr(_recycle, "MIN_BYTES", 1)  # every output allocated by _recycle.empty: the spy sees it
     monkeypatch.setattr(_recycle, "empty", spy)
     before = memory_reserved()
     f(*args)

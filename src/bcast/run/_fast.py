@@ -401,7 +401,11 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     out_dtype = dtype if out_dtype is _SAME else out_dtype
     budget_dtype = dtype if budget_dtype is _SAME else budget_dtype
     aligned = [static(plan.aligned_shape(i)) for i in range(len(plan.inputs))]
-    reshape = [tuple(s) != a for s, a in zip(plan.inputs, aligned)]
+    # the arrays as numpy (and a compiled loop) sees them: as they are where numpy aligns them as the plan does
+    # (numpy's call on an input given extra leading 1s is slower: 2.1 us against 1.5 us for a 2**14 uint8 Greater)
+    reshape = [r is not None for r in prepared.reshapes] if prepared.reshapes is not None \
+        else [tuple(s) != a for s, a in zip(plan.inputs, aligned)]
+    nbytes = size * dtype.itemsize
     full = all(a == shape for a in aligned)
     last = max((k for k, d in enumerate(shape) if d != 1), default=None)
     inner = last is not None and any(a[last] == 1 and math.prod(a) > 1 for a in aligned)
@@ -438,7 +442,7 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
         if out is None:
             if not light:
                 check_memory(shape, budget_dtype)
-            out = _recycle.empty(shape, dtype)
+            out = np.empty(shape, dtype) if nbytes < _recycle.MIN_BYTES else _recycle.empty(shape, dtype)
             given = False
         else:
             check_out(out, shape, out_dtype)

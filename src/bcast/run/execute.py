@@ -310,6 +310,7 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
 
 
 _NATURAL_GET: Callable[[Any], Any] = _fast.NATURAL_GET  # a miss is None
+_LARGE_GET: Callable[[Any], Any] = _fast.LARGE.get  # (func, rule, dtype, dtype, shape, dtype, shape) -> runner
 
 
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):
@@ -353,6 +354,14 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
                     if error is e:
                         raise
                     raise error from None
+        if len(arrays) == 2 and type(arrays[0]) is np.ndarray and type(arrays[1]) is np.ndarray:
+            a, b = arrays  # a prepared call of any size, looked up inline
+            try:
+                run = _LARGE_GET((func, rule, dtype, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable func, rule or dtype: the full path
+                run = None
+            if run is not None and run is not _fast.MISS:
+                return run(arrays, out)
         arrays = _as_arrays(arrays)
         result = _fast.apply_small(func, arrays, rule, out, dtype)
         if result is not _fast.MISS:

@@ -524,14 +524,18 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     array([[1., 5.],
            [1., 6.]], dtype=float32)
     """
-    if len(inputs) == 2 and out is None and opset is None and not attrs and materialize is True:
-        a, b = inputs  # the commonest small call, looked up inline: one dict lookup, then the ufunc
+    if len(inputs) == 2 and opset is None and not attrs and materialize is True:
+        a, b = inputs  # the commonest call, looked up inline: one dict lookup, then the ufunc (or the runner)
         if type(a) is _ndarray and type(b) is _ndarray:
             try:
-                f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+                key = (op, a.dtype, a.shape, b.dtype, b.shape)
+                f = _NATURAL_GET(key) if out is None else _FAST_GET(key)
             except TypeError:  # an unhashable op: the full path says what is wrong
                 f = None
-            if f is not None:
+            if out is not None:
+                if f is not None and f is not _fast.MISS:
+                    return f(inputs, out)
+            elif f is not None:
                 if f[1]:  # a ufunc that cannot warn on these types: no errstate
                     return f[0](a, b)
                 with _errstate(all="ignore"):
@@ -607,7 +611,7 @@ _errstate = np.errstate
 _ndarray = np.ndarray
 # two small inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> (the ufunc
 # whose own result is ONNX's, whether it cannot warn on them); run() looks it up inline: the whole call is
-# this lookup and the ufunc
+# this lookup and the ufunc.  Two large inputs: (their runner's call, True)
 _NATURAL = _fast.cache()
 _NATURAL_GET = _NATURAL.get
 
@@ -655,5 +659,8 @@ def _fast_build(op, inputs, key):
     if natural and prepared.native and prepared.small and len(inputs) == 2:
         _NATURAL.put(key, (f, _fast.silent(f, dtypes)))
     kernel_attrs = _kernel_attrs(o, checked)
-    return _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
-                        func=_views_kernel(o, prepared.plan.shape, dtype, kernel_attrs))
+    runner = _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
+                          func=_views_kernel(o, prepared.plan.shape, dtype, kernel_attrs))
+    if not prepared.small and len(inputs) == 2 and runner is not _fast.MISS:  # run() looks it up inline too
+        _NATURAL.put(key, (lambda a, b: runner((a, b), None), True))
+    return runner
