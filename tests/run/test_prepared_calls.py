@@ -298,3 +298,61 @@ def test_floats_are_never_silent():
     assert not any(_fast.silent(u, [np.dtype(d)] * 2) for u in _fast._SILENT for d in ("float16", "float32"))
     with np.errstate(all="raise"), pytest.raises(FloatingPointError):
         np.add(np.full(4, 6e4, np.float16), np.full(4, 6e4, np.float16))
+
+
+def test_inputs_of_any_layout(threads, full_path):
+    calls = []
+    for dtype in ("float32", "int8", "float16"):
+        base = values((16, 8, 128), dtype)
+        for a in (base[:, :, ::2], base[::-1], np.asfortranarray(base), base.transpose(1, 0, 2)[:, :8]):
+            assert not a.flags.c_contiguous or a.strides[0] < 0
+            for b in (values(a.shape[-1:], dtype)[::-1], values(a.shape[:1] + (1, 1), dtype)[::-1], a[::-1]):
+                calls += [(onnx_ops.run, (op, a, b), dtype) for op in ("Add", "Max", "Div")]
+                calls += [(bcast.apply, (np.add, b, a), dtype), (openvino_ops.run, ("Minimum", a, b), dtype)]
+    assert check_calls(calls, full_path) == len(calls)
+
+
+# --------------------------------------------------------------------------- the compiled loop's place
+
+
+class FakeLoop:
+    """A compiled loop as bcast.run._kernels.prepare gives one: writes numpy's answer (ready) or nothing."""
+
+    def __init__(self, ufunc, ready):
+        self.ufunc, self.ready, self.runs = ufunc, ready, []
+
+    def run(self, arrays, out, threads):
+        assert out.flags.c_contiguous and all(x.flags.c_contiguous for x in arrays)
+        assert not any(np.shares_memory(out, x) for x in arrays)
+        self.runs.append((tuple(x.shape for x in arrays), threads))
+        if self.ready:
+            with np.errstate(all="ignore"):
+                self.ufunc(*arrays, out=out)
+        return self.ready
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_the_compiled_loop_runs_first_where_it_may(monkeypatch, ready):
+    from bcast.run import _kernels
+
+    prepared = []
+
+    def prepare(func, dtypes, shapes, shape, dtype):
+        prepared.append((dtypes, shapes, shape, dtype))
+        return FakeLoop(np.add, ready)
+
+    monkeypatch.setattr(_kernels, "prepare", prepare)
+    bcast.run.clear_caches()
+    a, b = values((64, 128), "int8"), values((64, 1), "int8")
+    want = np.add(a, b)
+    for f in (lambda *x, **k: onnx_ops.run("Add", *x, **k), lambda *x, **k: bcast.apply(np.add, *x, **k)):
+        prepared.clear()
+        for _ in range(3):
+            assert f(a, b).tobytes() == want.tobytes()
+        out = np.empty_like(want)
+        assert f(a, b, out=out) is out and out.tobytes() == want.tobytes()
+        assert prepared == [((a.dtype, b.dtype), ((64, 128), (64, 1)), (64, 128), np.dtype("int8"))]  # once a key
+        x = a.copy()  # an out= that is an input: not for the loop; numpy's answer
+        assert f(x, b, out=x) is x and x.tobytes() == want.tobytes()
+        assert f(a[:, ::-1], b).tobytes() == np.add(a[:, ::-1], b).tobytes()  # not C-contiguous: not for the loop
+    bcast.run.clear_caches()
