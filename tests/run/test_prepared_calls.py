@@ -356,3 +356,42 @@ def test_the_compiled_loop_runs_first_where_it_may(monkeypatch, ready):
         assert f(x, b, out=x) is x and x.tobytes() == want.tobytes()
         assert f(a[:, ::-1], b).tobytes() == np.add(a[:, ::-1], b).tobytes()  # not C-contiguous: not for the loop
     bcast.run.clear_caches()
+
+
+# --------------------------------------------------------------------------- warnings off, by public API
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (64, 128)])  # small, large
+def test_framework_ops_never_warn_nor_raise_on_floats(shape):
+    huge = np.full(shape, 3e38, np.float32)
+    zero = np.zeros(shape[-1:], np.float32)
+    bcast.run.clear_caches()
+    with np.errstate(all="raise"):
+        for _ in range(2):  # built, then cached
+            assert np.isinf(onnx_ops.run("Mul", huge, huge)).all()
+            assert np.isinf(onnx_ops.run("Div", huge, zero)).all()
+            assert np.isinf(openvino_ops.run("Multiply", huge, huge)).all()
+            assert np.isinf(ncnn_ops.run("MUL", huge, huge)).all()
+            assert np.isinf(ncnn_ops.run("ADD", huge, huge, out=np.empty(shape, np.float32))).all()
+        assert np.geterr()["over"] == "raise"
+
+
+def test_quieted_keeps_each_threads_own_state():
+    divide = _fast.quieted(np.divide)
+    errors = []
+
+    def work(mode):
+        try:
+            with np.errstate(all=mode):
+                for _ in range(2000):
+                    assert divide(np.ones(2), np.zeros(2))[0] == np.inf
+                    assert np.geterr()["divide"] == mode
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(mode,)) for mode in ("raise", "warn", "raise", "ignore")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

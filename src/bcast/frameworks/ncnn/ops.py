@@ -342,8 +342,7 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
             fast = _fast_build(op_type, a, b)
         if type(fast) is tuple:  # (ufunc, runner): numpy broadcasts as ncnn does, small
             if out is None:  # the ufunc as it is, warnings off
-                with _errstate(all="ignore"):
-                    return fast[0](a, b)
+                return fast[0](a, b)
             fast = fast[1]
         if fast is not _fast.MISS:
             return fast((a, b), out)
@@ -367,7 +366,6 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
 
 _FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> (ufunc, runner), a runner, or MISS (full path)
 _FAST_GET = _FAST.get
-_errstate = np.errstate
 
 
 def _fast_build(op_type, a, b):
@@ -392,7 +390,7 @@ def _fast_build(op_type, a, b):
                                   ufunc is not None, swapped=o.swap, func=writer, dtypes=(a.dtype, b.dtype))
         runner = _named(o, runner)
         if prepared.small and prepared.native and ufunc is not None and not o.swap:
-            runner = (ufunc, runner)  # float32 in, float32 out: run() calls it on the arrays
+            runner = (_fast.quieted(ufunc), runner)  # float32 in, float32 out: run() calls it on the arrays
     _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 

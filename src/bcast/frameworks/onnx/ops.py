@@ -536,10 +536,7 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
                 if f is not None and f is not _fast.MISS:
                     return f(inputs, out)
             elif f is not None:
-                if f[1]:  # a ufunc that cannot warn on these types: no errstate
-                    return f[0](a, b)
-                with _errstate(all="ignore"):
-                    return f[0](a, b)
+                return f(a, b)
     if opset is None and not attrs and materialize is True:  # prepared calls: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
@@ -607,11 +604,10 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
 
 _FAST = _fast.cache()  # (op, dtype, shape, dtype, shape...) -> runner, or MISS
 _FAST_GET = _FAST.get
-_errstate = np.errstate
 _ndarray = np.ndarray
-# two small inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> (the ufunc
-# whose own result is ONNX's, whether it cannot warn on them); run() looks it up inline: the whole call is
-# this lookup and the ufunc.  Two large inputs: (their runner's call, True)
+# two small inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
+# whose own result is ONNX's (with warnings off where it may warn on them: run._fast.quieted); run() looks it up
+# inline: the whole call is this lookup and the ufunc.  Two large inputs: their runner, called f(a, b)
 _NATURAL = _fast.cache()
 _NATURAL_GET = _NATURAL.get
 
@@ -657,10 +653,10 @@ def _fast_build(op, inputs, key):
     natural = f is not None and prepared.plan.shape != () \
         and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
     if natural and prepared.native and prepared.small and len(inputs) == 2:
-        _NATURAL.put(key, (f, _fast.silent(f, dtypes)))
+        _NATURAL.put(key, f if _fast.silent(f, dtypes) else _fast.quieted(f))
     kernel_attrs = _kernel_attrs(o, checked)
     runner = _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
                           func=_views_kernel(o, prepared.plan.shape, dtype, kernel_attrs))
     if not prepared.small and len(inputs) == 2 and runner is not _fast.MISS:  # run() looks it up inline too
-        _NATURAL.put(key, (lambda a, b: runner((a, b), None), True))
+        _NATURAL.put(key, lambda a, b: runner((a, b), None))
     return runner

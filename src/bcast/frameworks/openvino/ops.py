@@ -500,13 +500,10 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 fast = _MISS
             if fast is None:
                 fast = _fast_build(op, a, b)
-            if type(fast) is tuple:  # (ufunc, silent, runner): numpy broadcasts as OpenVINO does, small
-                if out is None and fast[1]:  # the ufunc as it is; it cannot warn on these types: no errstate
+            if type(fast) is tuple:  # (ufunc, runner): numpy broadcasts as OpenVINO does, small
+                if out is None:  # the ufunc as it is (warnings off where it may warn on these types)
                     return fast[0](a, b)
-                if out is None:
-                    with _errstate(all="ignore"):
-                        return fast[0](a, b)
-                fast = fast[2]
+                fast = fast[1]
             if fast is not _MISS:
                 return fast(inputs, out)
     spec = _lookup(op)
@@ -521,10 +518,10 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
 # (op, dtypes, shapes): its runner is kept (bcast.run._fast.runner), for every size, with or without out=.
 
 
-_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> (ufunc, silent, runner), a runner, or MISS (full path)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> (ufunc, runner), a runner, or MISS (the full path)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
-_MISS, _errstate, _ndarray = _fast.MISS, np.errstate, np.ndarray
+_MISS, _ndarray = _fast.MISS, np.ndarray
 
 
 def _fast_build(op, a, b):
@@ -555,7 +552,9 @@ def _fast_runner(prepared, kernel, dtype, dtypes):
     natural = ufunc is not None and prepared.plan.shape != ()
     runner = _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural, dtypes=dtypes,
                           func=kernel)  # run() calls the ufunc on the arrays when it can
-    return (ufunc, _fast.silent(ufunc, dtypes), runner) if prepared.native and natural and prepared.small else runner
+    if prepared.native and natural and prepared.small:
+        return ufunc if _fast.silent(ufunc, dtypes) else _fast.quieted(ufunc), runner
+    return runner
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
