@@ -428,15 +428,20 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     contiguous_out = dtype  # the compiled loop writes only outputs of the op's own dtype
     loop: list = []  # [the compiled loop or None], made ready at the first call
 
-    # numba's loops of bcast.run._kernels.try_run (add, subtract, multiply, divide of float32/64, int32/64),
-    # until prepare() gives them: faster than numpy's in one thread too, as run_plan runs them
+    # numba's loops of bcast.run._kernels.try_run (add, subtract, multiply, divide of float32/64, int32/64)
+    # until prepare() gives them, where run_plan runs them (2 * TILE elements or more, or threads), and where
+    # they beat numpy's own loop in one thread: an input stretched and not a single element (measured, an Add
+    # of 2**18 to 2**22 elements, float32/64, int32/64: channel 0.5-1.0x numpy's time, column 0.5-0.9x, outer
+    # 0.3-0.8x, row 0.7-1.2x; but a scalar 0.8-2.1x, same shapes 0.8-1.7x: numpy's contiguous loops).
+    # bcast.apply's floats run it only under np.errstate(all="ignore") (numpy would warn): asked first (1 us).
     legacy = direct in _kernels._UFUNCS and dtype in _kernels._FLOATS + _kernels._INTS \
-        and all(d == dtype for d in dtypes)
+        and all(d == dtype for d in dtypes) and any(1 < math.prod(a) < size for a in aligned)
+    ask = warn and dtype.kind == "f"
     big = size >= 2 * _blocked.TILE
 
     def compute(xs, out, n):
         if direct is not None and (n < 2 or not spread):  # (b) numpy's own loop (or numba's, where faster)
-            if legacy and (big or n > 1) and out.dtype == dtype \
+            if legacy and (big or n > 1) and out.dtype == dtype and not (ask and _warns()) \
                     and _kernels.try_run(func, [np.broadcast_to(x, shape) for x in xs], out, n) is not None:
                 return
             call_direct(*(xs[::-1] if swapped else xs), out=out)
@@ -487,6 +492,11 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
 
 
 _F16 = np.dtype(np.float16)
+
+
+def _warns() -> bool:
+    """Whether numpy's floating-point errors are not all ignored here (a compiled loop would not warn)."""
+    return any(v != "ignore" for v in np.geterr().values())
 
 #: Prepared large calls of :func:`bcast.apply` of a ufunc: (func, rule, dtype, dtype, shape, dtype, shape...)
 #: -> runner, or MISS (the full path).
