@@ -55,27 +55,14 @@ from ._budget import check_memory, reserving
 from .out import check_out, overlaps
 
 __all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_large", "apply_small", "cache",
-           "clear_caches", "key", "large", "prepare", "prepared", "runner", "quiet", "quiet_enter", "quiet_exit",
-           "quieted", "silent", "ufunc"]
+           "clear_caches", "key", "large", "prepare", "prepared", "runner", "quiet", "quieted", "silent",
+           "ufunc"]
 
 #: Outputs of up to this many elements take the small form of a prepared call (no memory check), when
 #: no input's itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far below what
 #: :func:`bcast.run.execute.check_memory` ever refuses); larger ones take :func:`large`.
 SMALL_ELEMENTS = 4096
 SMALL_ITEMSIZE = 16
-
-def quiet_enter(_: object = None) -> Any:
-    """Enter ``np.errstate(all="ignore")``: the token to give :func:`quiet_exit`.  numpy's public
-    API only (a new errstate for each call: one shared would not be safe across threads in numpy 1.x)."""
-    state = _errstate(all="ignore")
-    state.__enter__()
-    return state
-
-
-def quiet_exit(state: Any) -> None:
-    """Leave the errstate :func:`quiet_enter` entered."""
-    state.__exit__(None, None, None)
-
 
 _errstate = np.errstate
 #: numpy 2's ``np.errstate`` decorator keeps each call's state apart (numpy 1's, a ContextDecorator,
