@@ -63,8 +63,9 @@ __all__ = ["CHUNKS_PER_THREAD", "MIN_ELEMENTS", "MIN_ELEMENTS_F16", "elementwise
 MIN_ELEMENTS = 1 << 21
 #: float16 outputs of at least this many elements are split: numpy's float16 loops compute (they convert
 #: each element to float32 and back), ~15x slower than its float32 ones, so a thread pays much sooner
-#: (measured, an Add at 2 threads against numpy's one call, every pattern: 0.8x at 2**16, 1.1-1.5x at 2**14).
-MIN_ELEMENTS_F16 = 1 << 16
+#: (measured, an Add in 2 threads against numpy's one call, 6 broadcast patterns, 2 busy cores: 0.50-0.56x
+#: from 2**20 elements, 0.55-0.65x at 2**18, 0.8x at 2**16 but 0.86-1.3x in another run, 1.1-1.5x at 2**14).
+MIN_ELEMENTS_F16 = 1 << 18
 _F16 = np.dtype(np.float16)
 
 _threads: int | None = None  # set explicitly; None = BCAST_THREADS or the usable cores
