@@ -395,3 +395,15 @@ def test_quieted_keeps_each_threads_own_state():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_onnx_views_kernel_keeps_the_kernels_marks():
+    from types import SimpleNamespace
+
+    from bcast.run.kernel import elementwise, loop_of, ufunc_of
+
+    for marks in ({"loop": "where"}, {"ufunc": np.subtract, "swapped": True}, {"ufunc": np.add}):
+        o = SimpleNamespace(kernel=elementwise(lambda views, out: None, **marks))
+        func = onnx_ops._views_kernel(o, (2, 3), np.dtype("float32"), {})
+        assert loop_of(func) == marks.get("loop")
+        assert ufunc_of(func) == (None if "ufunc" not in marks else (marks["ufunc"], marks.get("swapped", False)))

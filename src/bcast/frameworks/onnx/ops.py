@@ -62,7 +62,7 @@ from ...core.validate import flag, integer, number
 from ...rules import infer
 from ...run import _fast
 from ...run.execute import reserved_call, run_plan, view
-from ...run.kernel import elementwise, natural_ufunc
+from ...run.kernel import elementwise, loop_of, natural_ufunc, ufunc_of
 from ...run.out import check_out, overlaps
 from .._op import Op as _Op
 from . import kernels as K
@@ -580,8 +580,11 @@ def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
         kernel(list(views), out, **kernel_attrs)
         return out
 
-    # every kernel computes each element from the same elements of the inputs; some are a ufunc
-    return elementwise(func, None if o.kernel is None else natural_ufunc(o.kernel))
+    # every kernel computes each element from the same elements of the inputs; some are a ufunc (or a compiled
+    # loop's function, bcast.run.kernel.LOOPS): the kernel's own marks, for bcast.run._kernels
+    spec = ufunc_of(kernel)
+    return elementwise(func, None if spec is None else spec[0], swapped=spec is not None and spec[1],
+                       loop=loop_of(kernel))
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:
