@@ -374,8 +374,8 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     and reserved while the call runs (:func:`bcast.run._budget.reserving`, as run_plan); then, in
     order: (a) the compiled loop of the key (:func:`bcast.run._kernels.prepare`, made ready at the
     first call), where the arrays and ``out`` are C-contiguous and share no memory; (b) numpy's own
-    ``ufunc`` on the arrays reshaped to the plan's aligned shapes, where ``func`` computes a ufunc
-    and numpy broadcasts as the plan does, when the op runs in one thread
+    ``ufunc`` on the arrays (reshaped where numpy would not align them as the plan does), where
+    ``func`` computes a ufunc and numpy can broadcast as the plan does, when the op runs in one thread
     (:func:`bcast.run.parallel.split_threads`), or in several but with an input stretched along the
     output's last axis (not float16); (c) :func:`bcast.run.parallel.try_run` on stride-0 views,
     else ``func`` on them in one call.  An ``out=`` that overlaps an input: numpy's ufunc handles it;
@@ -451,7 +451,7 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
         if not loop:
             loop.append(_kernels.prepare(func, dtypes, tuple(aligned), shape, dtype))
         ready = loop[0]
-        if ready is not None and out.dtype == contiguous_out and out.flags.c_contiguous \
+        if ready is not None and type(out) is np.ndarray and out.dtype == contiguous_out and out.flags.c_contiguous \
                 and all(x.flags.c_contiguous for x in xs) and not (given and overlaps(out, xs)) \
                 and ready.run(xs, out, n):  # (a)
             return out
@@ -484,6 +484,7 @@ _F16 = np.dtype(np.float16)
 def _warns() -> bool:
     """Whether numpy's floating-point errors are not all ignored here (a compiled loop would not warn)."""
     return any(v != "ignore" for v in np.geterr().values())
+
 
 #: Prepared large calls of :func:`bcast.apply` of a ufunc: (func, rule, dtype, dtype, shape, dtype, shape...)
 #: -> runner, or MISS (the full path).
