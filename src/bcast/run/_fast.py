@@ -417,12 +417,13 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
 
     # numba's loops of bcast.run._kernels.try_run (add, subtract, multiply, divide of float32/64, int32/64)
     # until prepare() gives them, where run_plan runs them (2 * TILE elements or more, or threads), and where
-    # they beat numpy's own loop in one thread: an input stretched and not a single element (measured, an Add
-    # of 2**18 to 2**22 elements, float32/64, int32/64: channel 0.5-1.0x numpy's time, column 0.5-0.9x, outer
-    # 0.3-0.8x, row 0.7-1.2x; but a scalar 0.8-2.1x, same shapes 0.8-1.7x: numpy's contiguous loops).
-    # bcast.apply's floats run it only under np.errstate(all="ignore") (numpy would warn): asked first (1 us).
+    # they beat numpy's own loop in one thread: an input (not a single element) stretched along the last axis
+    # (measured, an Add of 2**18 to 2**22 elements, float32/64, int32/64: channel 0.5-1.0x numpy's time,
+    # column 0.5-0.9x, outer 0.3-0.8x; but row 0.7-1.2x, a scalar 0.8-2.1x, same shapes 0.8-1.7x: there
+    # numpy's loops run contiguous).  bcast.apply's floats run it only under np.errstate(all="ignore")
+    # (numpy would warn): asked first (1 us).
     legacy = direct in _kernels._UFUNCS and dtype in _kernels._FLOATS + _kernels._INTS \
-        and all(d == dtype for d in dtypes) and any(1 < math.prod(a) < size for a in aligned)
+        and all(d == dtype for d in dtypes) and inner
     ask = warn and dtype.kind == "f"
     big = size >= 2 * _blocked.TILE
 
