@@ -3,6 +3,7 @@ bits and errors as the full path, the same memory budget (refused with the same 
 the call runs), out= that overlaps an input, thread count and budget read on every call, and numpy's
 public API only."""
 
+import functools
 import pathlib
 import re
 import threading
@@ -163,7 +164,8 @@ LARGE = [
 ]
 
 
-@pytest.mark.parametrize("f, args", LARGE)
+@pytest.mark.parametrize("f, args", LARGE + [  # bcast.apply's dtype= sizes the check: 8 MiB, not 1 MiB
+    (functools.partial(bcast.apply, dtype=np.float64), (np.add, np.ones((1024, 1), np.int8), np.ones(1024, np.int8)))])
 def test_budget_refuses_a_cached_large_call_as_the_full_path_does(f, args, full_path):
     bcast.run.clear_caches()
     f(*args)  # prepared under the default budget, and cached
@@ -407,3 +409,19 @@ def test_onnx_views_kernel_keeps_the_kernels_marks():
         func = onnx_ops._views_kernel(o, (2, 3), np.dtype("float32"), {})
         assert loop_of(func) == marks.get("loop")
         assert ufunc_of(func) == (None if "ufunc" not in marks else (marks["ufunc"], marks.get("swapped", False)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (64, 128)])  # small, large
+def test_a_bad_out_is_refused_as_the_full_path_does(shape, full_path):
+    a, b = values(shape, "float32"), values(shape[-1:], "float32")
+    read_only = np.empty(shape, np.float32)
+    read_only.flags.writeable = False
+    bad = [np.empty(shape[::-1], np.float32), np.empty(shape, np.float64), read_only, [[0.0]]]
+    calls = [(onnx_ops.run, ("Add", a, b)), (onnx_ops.run, ("Max", a, b)), (openvino_ops.run, ("Add", a, b)),
+             (ncnn_ops.run, ("ADD", a, b)), (ncnn_ops.run, ("RSUB", a, b)), (bcast.apply, (np.add, a, b))]
+    for f, args in calls:
+        for out in bad:
+            if f is bcast.apply and out is bad[1]:
+                continue  # numpy casts into an out= of another dtype
+            want = full_path(f, *args, out=out)
+            assert want[0] != "ok" and outcome(f, *args, out=out) == want, (f, args[0], out)
