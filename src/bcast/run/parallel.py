@@ -13,7 +13,8 @@ block in input order, as it does whole).  One thread runs the same tasks.
   this process may use, ``os.sched_getaffinity``; or ``BCAST_THREADS``).
 - Only outputs of at least :data:`MIN_ELEMENTS` elements (float16:
   :data:`MIN_ELEMENTS_F16`, :func:`split_threads`) are split among threads:
-  below, a thread costs more than it saves (the calling thread takes tasks too).  Outputs of at least ``2 * bcast.run._blocked.TILE`` are blocked.
+  below, a thread costs more than it saves (the calling thread takes tasks too).
+  Outputs of at least ``2 * bcast.run._blocked.TILE`` are blocked.
 - Only kernels known to be element-wise are split: numpy ufuncs with one
   output, and callables marked with :func:`elementwise` (bcast's framework
   kernels).  An ``out=`` that shares memory with an input is never split
