@@ -1,4 +1,4 @@
-"""Fast paths for small ops on plain numpy arrays: what a call costs when nothing is big.
+"""Prepared calls on plain numpy arrays: what depends only on (op, dtypes, shapes) done once.
 
 A call on tiny arrays is all overhead: rule lookup, checks, views.  Here a
 call is reduced to a dict lookup on ``(rule, shapes)`` (or, in the framework
@@ -8,21 +8,24 @@ numpy's own broadcasting of the reshaped arrays is the plan's.  A ufunc then
 runs on them directly: no stride-0 views are built, the result is the same
 array (numpy broadcasts the same way, element for element).
 
-Only small outputs take these paths (:data:`SMALL_ELEMENTS`): big ones go
-through :func:`bcast.run.execute.run_plan`, where the memory budget is checked and
-the work is split among threads.  Anything unusual (another array type,
-attributes, a plan whose alignment numpy cannot express) falls back to the
-full path, which also raises every error.
+Small outputs (:data:`SMALL_ELEMENTS`) need nothing else: :func:`runner`'s
+small form, :func:`apply_small`.  A larger one is prepared too (:func:`large`,
+:func:`apply_large`): per call only what must be -- ``out=`` checked, the memory
+budget asked and the output reserved while the call runs (as
+:func:`bcast.run.execute.run_plan` does), the overlap of ``out=`` with the
+inputs -- then a compiled loop, numpy's own loop, or threads, as measured
+(:func:`large` says where each wins).  Anything unusual (another array type,
+attributes) falls back to the full path, which also raises every error.
 
-:func:`quiet` runs a function with numpy's floating-point warnings off, as
-``np.errstate(all="ignore")`` does, at a seventh of its cost (through numpy's
-own context variable where this numpy has one that works; else through
-``np.errstate`` itself).
+:func:`quiet` runs a function with numpy's floating-point warnings off, by
+``np.errstate(all="ignore")`` (public API only); a prepared call skips it where
+numpy cannot warn (:func:`silent`).
 
-The op tables' fast paths share what is here: their caches come from
+The op tables' prepared calls share what is here: their caches come from
 :func:`cache` (and :func:`clear_caches` empties them all), a call they do not
 take is :data:`MISS`, :func:`key` is their cache key and :func:`runner` runs a
-prepared call of a kernel.
+prepared call of a kernel.  The thread count and the memory budget are read
+on every call: a change takes effect on a cached key.
 
 >>> import numpy as np
 >>> p = prepare("numpy", (np.ones((2, 3)), np.ones(3)))
@@ -42,61 +45,29 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.errors import InputError
+from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
 from ..core.shapes import static
 from ..rules import infer
 from ..rules._cache import PLANS, BoundedCache
+from . import _blocked, _budget, _kernels, _recycle, parallel
+from ._budget import check_memory, reserving
 from .out import check_out, overlaps
 
-__all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_small", "cache", "clear_caches", "key",
-           "prepare", "prepared", "runner", "quiet", "quiet_enter", "quiet_exit", "ufunc"]
+__all__ = ["MISS", "Prepared", "SMALL_ELEMENTS", "SMALL_ITEMSIZE", "apply_large", "apply_small", "cache",
+           "clear_caches", "key", "large", "prepare", "prepared", "runner", "quiet", "quieted", "silent",
+           "ufunc"]
 
-#: Outputs of up to this many elements take the fast paths, when no input's
-#: itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far
-#: below what :func:`bcast.run.execute.check_memory` ever refuses).
+#: Outputs of up to this many elements take the small form of a prepared call (no memory check), when
+#: no input's itemsize exceeds :data:`SMALL_ITEMSIZE` (so no output exceeds 64 KiB, far below what
+#: :func:`bcast.run.execute.check_memory` ever refuses); larger ones take :func:`large`.
 SMALL_ELEMENTS = 4096
 SMALL_ITEMSIZE = 16
 
-def _private_quiet():
-    """``(quiet_enter, quiet_exit, QUIET_SET, QUIET)`` by numpy's own context variable, which
-    ``np.errstate`` sets (numpy >= 2: a seventh of np.errstate's cost); None when this numpy
-    has no such variable or setting it does not do what ``np.errstate(all="ignore")`` does."""
-    try:
-        from numpy._core.umath import _extobj_contextvar, _make_extobj
-
-        ignore = _make_extobj(all="ignore")
-        before = np.geterr()
-        token = _extobj_contextvar.set(ignore)
-        try:
-            works = all(v == "ignore" for v in np.geterr().values())
-        finally:
-            _extobj_contextvar.reset(token)
-        works = works and np.geterr() == before
-    except Exception:  # noqa: BLE001 - another numpy (renamed, removed, other signature): the public way
-        return None
-    if not works:
-        return None
-    return partial(_extobj_contextvar.set, ignore), _extobj_contextvar.reset, _extobj_contextvar.set, ignore
-
-
-def _public_quiet():
-    """The same four by ``np.errstate`` itself: the token is the entered errstate."""
-
-    def enter(_: object = None) -> Any:
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def exit_(state: Any) -> None:
-        state.__exit__(None, None, None)
-
-    return enter, exit_, enter, None
-
-
-#: ``token = quiet_enter()`` ... ``quiet_exit(token)``: :func:`quiet` spelled out, for hot loops;
-#: ``token = QUIET_SET(QUIET)`` is the same without a call in between (the hottest loops).
-quiet_enter, quiet_exit, QUIET_SET, QUIET = _private_quiet() or _public_quiet()
+_errstate = np.errstate
+#: numpy 2's ``np.errstate`` decorator keeps each call's state apart (numpy 1's, a ContextDecorator,
+#: keeps it on the one errstate object: not safe across threads)
+_SAFE_DECORATOR = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
 def quiet(f, *args, **kwargs):
@@ -105,11 +76,39 @@ def quiet(f, *args, **kwargs):
     >>> quiet(np.divide, np.ones(1), np.zeros(1))
     array([inf])
     """
-    token = QUIET_SET(QUIET)
-    try:
+    with _errstate(all="ignore"):
         return f(*args, **kwargs)
-    finally:
-        quiet_exit(token)
+
+
+def quieted(f: Any) -> Any:
+    """``f`` with numpy's floating-point warnings off on every call: numpy 2's
+    ``np.errstate(all="ignore")`` decorator, else :func:`quiet` (measured, numpy 2.4: the
+    decorator adds 0.44 us to a call, a with-block 0.88 us; np.add on 3 elements is 0.25 us).
+    A prepared call skips both where numpy cannot warn (:func:`silent`).
+
+    >>> quieted(np.divide)(np.ones(1), np.zeros(1))
+    array([inf])
+    """
+    return _errstate(all="ignore")(f) if _SAFE_DECORATOR else partial(quiet, f)
+
+
+#: ufuncs that set no floating-point flag on integers and booleans: numpy checks no integer overflow in
+#: array loops (add, subtract, multiply wrap), comparisons and max/min compare.  Not division (an integer
+#: division by zero warns), nor power (a negative exponent raises), nor anything on floats (overflow,
+#: NaN).  tests/run/test_prepared_calls.py checks each on every integer type at their extremes.
+_SILENT = frozenset((np.add, np.subtract, np.multiply, np.maximum, np.minimum, np.equal, np.not_equal, np.less,
+                     np.less_equal, np.greater, np.greater_equal, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+                     np.logical_and, np.logical_or, np.logical_xor))
+
+
+def silent(ufunc: Any, dtypes) -> bool:
+    """Whether ``ufunc`` on inputs of ``dtypes`` can raise no floating-point warning: then a call
+    needs no ``np.errstate`` around it (:data:`_SILENT`).
+
+    >>> silent(np.add, [np.dtype(np.int8)] * 2), silent(np.add, [np.dtype(np.float32)] * 2)
+    (True, False)
+    """
+    return ufunc in _SILENT and all(np.dtype(d).kind in "biu" for d in dtypes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,14 +317,21 @@ def key(op: Any, inputs: Any) -> tuple | None:
 
 
 def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | None, natural: bool, *,
-           swapped: bool = False) -> Callable:
-    """``run(inputs, out)`` of a small op of an op table made ready: ``out`` (None or an array)
+           swapped: bool = False, func: Callable | None = None, dtypes: tuple = ()) -> Any:
+    """``run(inputs, out)`` of an op of an op table made ready: ``out`` (None or an array)
     checked, ``kernel(views, out)`` writing into ``out`` from views of its shape, or ``ufunc``
     (None: none) called on the (reshaped) arrays, in reverse order when ``swapped``;
-    ``natural``: the ufunc's own result type is the op's, so the ufunc may allocate."""
+    ``natural``: the ufunc's own result type is the op's, so the ufunc may allocate.
+    A large output (not ``prepared.small``) runs as :func:`large` runs ``func`` (the kernel as
+    :func:`bcast.run.execute.run_plan` applies it to the views); without ``func``: MISS.
+    ``dtypes``: the inputs' (the ufunc runs without ``np.errstate`` where it cannot warn: :func:`silent`)."""
+    if not prepared.small:
+        return MISS if func is None else large(prepared, func, dtype, ufunc, dtypes, swapped=swapped)
     shape, native, arrays = static(prepared.plan.shape), prepared.native, prepared.arrays
     reverse = swapped and ufunc is not None
     full = native and all(s == shape for s in prepared.plan.inputs)  # every input has the output's shape
+    # the ufunc as called: as it is where it cannot warn on these types, else with warnings off
+    f: Any = None if ufunc is None else ufunc if dtypes and silent(ufunc, dtypes) else quieted(ufunc)
 
     def views(xs):  # the kernel's views: of the output's shape
         return xs if full else [np.broadcast_to(x, shape) for x in xs]
@@ -336,13 +342,13 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
             xs = xs[::-1]
         if out is None:
             if natural:
-                return quiet(ufunc, *xs)
+                return f(*xs)
             out = fresh = np.empty(shape, dtype)
         else:
             check_out(out, shape, dtype)
             fresh = None
         if ufunc is not None:  # numpy's ufuncs take an out= that overlaps an input
-            quiet(ufunc, *xs, out=out)
+            f(*xs, out=out)
         elif out is fresh or not overlaps(out, inputs):
             kernel(views(xs), out)
         else:  # a kernel of several steps would read what it has overwritten
@@ -351,18 +357,180 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
             np.copyto(out, result)
         return out
 
-    if not (native and natural):
-        return run
-    assert ufunc is not None  # (natural: the ufunc's own result is the op's)
-    quiet_set, quiet_value, reset = QUIET_SET, QUIET, quiet_exit
+    return run
 
-    def run_natural(inputs, out):  # the commonest: the ufunc on the arrays as they are
-        if out is not None:
-            return run(inputs, out)
-        token = quiet_set(quiet_value)
+
+_SAME = object()
+
+
+def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None, dtypes: tuple, *,
+          swapped: bool = False, out_dtype: Any = _SAME, budget_dtype: Any = _SAME, warn: bool = False) -> Callable:
+    """``run(inputs, out)`` of a prepared call of any size: what :func:`bcast.run.execute.run_plan`
+    does with ``func`` (the kernel it applies to the views, ``func(*views, out=out)``), the same
+    values and errors, less what depends only on the key (op, dtypes, shapes), done here once.
+
+    Per call: ``out`` checked (against ``out_dtype``, default ``dtype``; None: any dtype numpy
+    casts into), or the memory budget asked for an output of ``budget_dtype`` (default ``dtype``)
+    and reserved while the call runs (:func:`bcast.run._budget.reserving`, as run_plan); then, in
+    order: (a) the compiled loop of the key (:func:`bcast.run._kernels.prepare`, made ready at the
+    first call), where the arrays and ``out`` are C-contiguous and share no memory; (b) numpy's own
+    ``ufunc`` on the arrays (reshaped where numpy would not align them as the plan does), where
+    ``func`` computes a ufunc and numpy can broadcast as the plan does, when the op runs in one thread
+    (:func:`bcast.run.parallel.split_threads`), or in several but with an input stretched along the
+    output's last axis (not float16); (c) :func:`bcast.run.parallel.try_run` on stride-0 views,
+    else ``func`` on them in one call.  An ``out=`` that overlaps an input: numpy's ufunc handles it;
+    any other kernel writes a temporary (checked against the budget), then copies it, as run_plan.
+    ``ufunc`` runs with numpy's floating-point warnings off (a kernel's, as ``func`` computes it),
+    or as the caller has them (``warn``: :func:`bcast.apply`'s, numpy's own call).  A call whose
+    output is at most :data:`bcast.run._budget.SMALL` bytes, run by ``ufunc``, asks the budget
+    nothing (:func:`bcast.run._budget.check_memory` would neither refuse it nor reserve it).
+
+    Measured (an Add into a given output, one process, 2 busy cores; int8, uint8, float16, float32,
+    float64, int64; channel, row, column, outer, scalar, same-shape broadcasts; 2**14 to 2**24
+    elements): in one thread, numpy's own call is faster than the blocked tasks in almost every case
+    (the tasks cost 1.4-15x it up to 2**18 elements; 1.0-7x beyond) but rows of float32, float64 and
+    int64 from 2**20 elements (0.82-0.95x), too little to keep a second path for; in two threads, a
+    broadcast along the last axis (column, outer: the blocked tasks copy the stretched operand into
+    scratch, element by element) costs 1.2-8.8x numpy's single call, but float16 (0.55x: numpy's
+    float16 loop computes, threads pay)."""
+    plan = prepared.plan
+    shape = static(plan.shape)
+    size = math.prod(shape)
+    dtype = np.dtype(dtype)
+    out_dtype = dtype if out_dtype is _SAME else out_dtype
+    budget_dtype = dtype if budget_dtype is _SAME else budget_dtype
+    aligned = [static(plan.aligned_shape(i)) for i in range(len(plan.inputs))]
+    # the arrays as numpy (and a compiled loop) sees them: as they are where numpy aligns them as the plan does
+    # (numpy's call on an input given extra leading 1s is slower: 2.1 us against 1.5 us for a 2**14 uint8 Greater)
+    reshape = [r is not None for r in prepared.reshapes] if prepared.reshapes is not None \
+        else [tuple(s) != a for s, a in zip(plan.inputs, aligned)]
+    nbytes = size * dtype.itemsize
+    full = all(a == shape for a in aligned)
+    last = max((k for k, d in enumerate(shape) if d != 1), default=None)
+    inner = last is not None and any(a[last] == 1 and math.prod(a) > 1 for a in aligned)
+    direct = ufunc if prepared.reshapes is not None else None
+    spread = dtype == _F16 or not inner  # (b) or (c) in several threads
+    call_direct: Any = direct if direct is None or warn or silent(direct, dtypes) else quieted(direct)
+    light = direct is not None and size * np.dtype(budget_dtype).itemsize <= _budget.SMALL
+    contiguous_out = dtype  # the compiled loop writes only outputs of the op's own dtype
+    loop: list = []  # [the compiled loop or None], made ready at the first call
+
+    # numba's loops of bcast.run._kernels.try_run (add, subtract, multiply, divide of float32/64, int32/64)
+    # until prepare() gives them, where run_plan runs them (2 * TILE elements or more, or threads), and where
+    # they beat numpy's own loop in one thread: an input (not a single element) stretched along the last axis
+    # (measured, an Add of 2**18 to 2**22 elements, float32/64, int32/64: channel 0.5-1.0x numpy's time,
+    # column 0.5-0.9x, outer 0.3-0.8x; but row 0.7-1.2x, a scalar 0.8-2.1x, same shapes 0.8-1.7x: there
+    # numpy's loops run contiguous).  bcast.apply's floats run it only under np.errstate(all="ignore")
+    # (numpy would warn): asked first (1 us).
+    legacy = direct in _kernels._UFUNCS and dtype in _kernels._FLOATS + _kernels._INTS \
+        and all(d == dtype for d in dtypes) and inner
+    ask = warn and dtype.kind == "f"
+    big = size >= 2 * _blocked.TILE
+
+    def compute(xs, out, n):
+        if direct is not None and (n < 2 or not spread):  # (b) numpy's own loop (or numba's, where faster)
+            if legacy and (big or n > 1) and out.dtype == dtype and not (ask and _warns()) \
+                    and _kernels.try_run(func, [np.broadcast_to(x, shape) for x in xs], out, n) is not None:
+                return
+            call_direct(*(xs[::-1] if swapped else xs), out=out)
+            return
+        views = xs if full else [np.broadcast_to(x, shape) for x in xs]
+        if parallel.try_run(func, views, out, dtype) is None:  # (c)
+            func(*views, out=out)
+
+    def call(inputs, out):
+        if out is None:
+            if not light:
+                check_memory(shape, budget_dtype)
+            out = np.empty(shape, dtype) if nbytes < _recycle.MIN_BYTES else _recycle.empty(shape, dtype)
+            given = False
+        else:
+            check_out(out, shape, out_dtype)
+            given = True
+        xs = [x.reshape(a) if r else x for x, r, a in zip(inputs, reshape, aligned)]
+        n = parallel.split_threads(size, dtype)
+        if not loop:
+            loop.append(_kernels.prepare(func, dtypes, tuple(aligned), shape, dtype))
+        ready = loop[0]
+        if ready is not None and type(out) is np.ndarray and out.dtype == contiguous_out and out.flags.c_contiguous \
+                and all(x.flags.c_contiguous for x in xs) and not (given and overlaps(out, xs)) \
+                and ready.run(xs, out, n):  # (a)
+            return out
+        if given and direct is None and overlaps(out, inputs):  # a kernel of several steps: a temporary
+            check_memory(shape, out.dtype, what="a temporary for an out= that overlaps an input")
+            result = np.empty(shape, out.dtype)
+            compute(xs, result, n)
+            np.copyto(out, result)
+            return out
+        compute(xs, out, n)
+        return out
+
+    reserved = call if light else reserving(call)
+    name = getattr(func, "__name__", func)
+
+    def run(inputs, out):
         try:
-            return ufunc(inputs[1], inputs[0]) if reverse else ufunc(*inputs)
-        finally:
-            reset(token)
+            return reserved(inputs, out)
+        except (BroadcastError, InputError):  # a kernel's own refusal, a bad out=, the budget's
+            raise
+        except (TypeError, ValueError) as e:  # as run_plan says it
+            raise InputError(f"{name}: {e}") from None
 
-    return run_natural
+    return run
+
+
+_F16 = np.dtype(np.float16)
+
+
+def _warns() -> bool:
+    """Whether numpy's floating-point errors are not all ignored here (a compiled loop would not warn)."""
+    return any(v != "ignore" for v in np.geterr().values())
+
+
+#: Prepared large calls of :func:`bcast.apply` of a ufunc: (func, rule, dtype, dtype, shape, dtype, shape...)
+#: -> runner, or MISS (the full path).
+LARGE = cache()
+_LARGE_GET = LARGE.get
+
+
+def apply_large(func, arrays, rule, out, dtype):
+    """:func:`bcast.apply` of a ufunc (or its name) on plain numpy arrays of any size, without names
+    or attributes, through a prepared runner (:func:`large`); MISS for any other call.
+
+    >>> apply_large(np.add, (np.ones((2, 1)), np.ones(3)), "numpy", None, None)
+    array([[2., 2., 2.],
+           [2., 2., 2.]])
+    """
+    try:
+        k = (func, rule, dtype, *key_of(arrays))
+        run = _LARGE_GET(k)
+    except TypeError:  # an unhashable func, rule or dtype; an input that is not a numpy array
+        return MISS
+    if run is None:
+        run = _large_apply(func, arrays, rule, dtype)
+        LARGE.put(k, run)
+    return MISS if run is MISS else run(arrays, out)
+
+
+def key_of(arrays) -> tuple:
+    """(dtype, shape, dtype, shape...) of numpy arrays; TypeError for anything else."""
+    found: list = []
+    for x in arrays:
+        if type(x) is not np.ndarray:
+            raise TypeError
+        found += (x.dtype, x.shape)
+    return tuple(found)
+
+
+def _large_apply(func, arrays, rule, dtype):
+    f = ufunc(func)
+    if f is None or type(rule) is not str or f.nin != len(arrays) or f.nout != 1 \
+            or any(x.dtype.kind == "O" for x in arrays):
+        return MISS
+    try:
+        p = prepare(rule, arrays)
+        out_type = f.resolve_dtypes(tuple(x.dtype for x in arrays) + (None,))[-1]
+        budget = np.result_type(*(x.dtype for x in arrays)) if dtype is None else np.dtype(dtype)
+    except (InputError, ValueError, TypeError):  # the full path raises what is wrong
+        return MISS
+    return large(p, f, out_type, f, tuple(x.dtype for x in arrays), out_dtype=dtype, budget_dtype=budget, warn=True)

@@ -309,7 +309,8 @@ def broadcast_arrays(*arrays, rule: str = "numpy", names=None, **attrs) -> list:
     return [view(x, plan, i, xp) for i, x in enumerate(arrays)]
 
 
-_NATURAL_GET: Callable[[Any], Any] = _fast.NATURAL_GET  # a miss is None: calling it raises TypeError
+_NATURAL_GET: Callable[[Any], Any] = _fast.NATURAL_GET  # a miss is None
+_LARGE_GET: Callable[[Any], Any] = _fast.LARGE.get  # (func, rule, dtype, dtype, shape, dtype, shape) -> runner
 
 
 def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=None, names=None, **attrs):
@@ -343,17 +344,29 @@ def apply(func: Callable | str, *arrays, rule: str = "numpy", out=None, dtype=No
             a, b = arrays
             if type(a) is np.ndarray and type(b) is np.ndarray and a.itemsize <= 16 and b.itemsize <= 16:
                 try:
-                    return _NATURAL_GET((func, rule, a.shape, b.shape))(a, b)
-                except (TypeError, ValueError):  # no entry (None is not callable), an unhashable func, dtypes
-                    # or values the ufunc refuses (the full path says so)
-                    pass
+                    f = _NATURAL_GET((func, rule, a.shape, b.shape))
+                    if f is not None:
+                        return f(a, b)
+                except (TypeError, ValueError):  # an unhashable func, dtypes or values the ufunc refuses (the
+                    pass  # full path says so)
                 except Exception as e:  # the entry is by shapes: object arrays whose elements fail reach it too
                     error = _fast.element_error(_fast.ufunc(func), e, arrays)
                     if error is e:
                         raise
                     raise error from None
+        if len(arrays) == 2 and type(arrays[0]) is np.ndarray and type(arrays[1]) is np.ndarray:
+            a, b = arrays  # a prepared call of any size, looked up inline
+            try:
+                run = _LARGE_GET((func, rule, dtype, a.dtype, a.shape, b.dtype, b.shape))
+            except TypeError:  # an unhashable func, rule or dtype: the full path
+                run = None
+            if run is not None and run is not _fast.MISS:
+                return run(arrays, out)
         arrays = _as_arrays(arrays)
         result = _fast.apply_small(func, arrays, rule, out, dtype)
+        if result is not _fast.MISS:
+            return result
+        result = _fast.apply_large(func, arrays, rule, out, dtype)  # a ufunc at any size, prepared
         if result is not _fast.MISS:
             return result
     else:

@@ -11,9 +11,10 @@ block in input order, as it does whole).  One thread runs the same tasks.
 
 - :func:`threads` / :func:`set_threads`: how many threads (default: the cores
   this process may use, ``os.sched_getaffinity``; or ``BCAST_THREADS``).
-- Only outputs of at least :data:`MIN_ELEMENTS` elements are split among
-  threads: below, a thread costs more than it saves (the calling thread takes
-  tasks too).  Outputs of at least ``2 * bcast.run._blocked.TILE`` are blocked.
+- Only outputs of at least :data:`MIN_ELEMENTS` elements (float16:
+  :data:`MIN_ELEMENTS_F16`, :func:`split_threads`) are split among threads:
+  below, a thread costs more than it saves (the calling thread takes tasks too).
+  Outputs of at least ``2 * bcast.run._blocked.TILE`` are blocked.
 - Only kernels known to be element-wise are split: numpy ufuncs with one
   output, and callables marked with :func:`elementwise` (bcast's framework
   kernels).  An ``out=`` that shares memory with an input is never split
@@ -56,11 +57,17 @@ from ._blocked import split
 from ._pool import CHUNKS_PER_THREAD, in_task, run_tasks
 from .kernel import elementwise, is_elementwise
 
-__all__ = ["CHUNKS_PER_THREAD", "MIN_ELEMENTS", "elementwise", "in_task", "is_elementwise", "run_chunked",
-           "run_tasks", "set_threads", "split", "threads", "try_run"]
+__all__ = ["CHUNKS_PER_THREAD", "MIN_ELEMENTS", "MIN_ELEMENTS_F16", "elementwise", "in_task", "is_elementwise",
+           "run_chunked", "run_tasks", "set_threads", "split", "split_threads", "threads", "try_run"]
 
 #: Outputs smaller than this (elements) run in one thread (measured: benchmarks/run.py --only threshold).
 MIN_ELEMENTS = 1 << 21
+#: float16 outputs of at least this many elements are split: numpy's float16 loops compute (they convert
+#: each element to float32 and back), ~15x slower than its float32 ones, so a thread pays much sooner
+#: (measured, an Add in 2 threads against numpy's one call, 6 broadcast patterns, 2 busy cores: 0.50-0.56x
+#: from 2**20 elements, 0.55-0.65x at 2**18, 0.8x at 2**16 but 0.86-1.3x in another run, 1.1-1.5x at 2**14).
+MIN_ELEMENTS_F16 = 1 << 18
+_F16 = np.dtype(np.float16)
 
 _threads: int | None = None  # set explicitly; None = BCAST_THREADS or the usable cores
 
@@ -105,6 +112,12 @@ def set_threads(n: int | None) -> int | None:
     return previous
 
 
+def split_threads(size: int, dtype: Any) -> int:
+    """How many threads an element-wise op with an output of ``size`` elements of ``dtype`` uses:
+    :func:`threads` from :data:`MIN_ELEMENTS` elements on (float16: :data:`MIN_ELEMENTS_F16`), else 1."""
+    return threads() if size >= (MIN_ELEMENTS_F16 if dtype == _F16 else MIN_ELEMENTS) else 1
+
+
 # --------------------------------------------------------------------------- running
 
 
@@ -131,13 +144,16 @@ def try_run(func: Callable, views: list, out, dtype) -> Any:
     for a marked kernel, of numpy's result type for a ufunc."""
     shape = views[0].shape if views else ()
     size = math.prod(shape)
-    n = threads() if size >= MIN_ELEMENTS else 1
-    if (n < 2 and size < 2 * _blocked.TILE) or not is_elementwise(func):
+    if size < 2 * _blocked.TILE and size < min(MIN_ELEMENTS, MIN_ELEMENTS_F16) or not is_elementwise(func):
         return None
     if out is None:
         dtype = _ufunc_dtype(func, views) if type(func) is np.ufunc else dtype
         if dtype is None:
             return None
+    n = split_threads(size, dtype if out is None else getattr(out, "dtype", None))
+    if n < 2 and size < 2 * _blocked.TILE:
+        return None
+    if out is None:
         out = _recycle.empty(shape, dtype)
     elif not isinstance(out, np.ndarray) or any(np.may_share_memory(out, v) for v in views):
         return None

@@ -327,22 +327,19 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
     array([[ -9.,  -8.],
            [-17., -16.]], dtype=float32)
     """
-    if with_scalar is False and ncnn_order is False and out is None and type(a) is np.ndarray \
-            and type(b) is np.ndarray:
-        try:  # small ops: a dict lookup
+    if with_scalar is False and ncnn_order is False and type(a) is np.ndarray and type(b) is np.ndarray:
+        try:  # prepared calls: a dict lookup
             fast = _FAST_GET((op_type, a.dtype, a.shape, b.dtype, b.shape))
         except TypeError:  # an unhashable op type: the full path says what is wrong
             fast = _fast.MISS
         if fast is None:
             fast = _fast_build(op_type, a, b)
-        if type(fast) is _UFUNC:  # numpy broadcasts as ncnn does: the ufunc as it is, warnings off
-            token = _QUIET_SET(_QUIET)
-            try:
-                return fast(a, b)
-            finally:
-                _quiet_exit(token)
+        if type(fast) is tuple:  # (ufunc, runner): numpy broadcasts as ncnn does, small
+            if out is None:  # the ufunc as it is, warnings off
+                return fast[0](a, b)
+            fast = fast[1]
         if fast is not _fast.MISS:
-            return fast((a, b), None)
+            return fast((a, b), out)
     o = op(op_type)
     with_scalar, ncnn_order = _check_flag(o, "with_scalar", with_scalar), _check_flag(o, "ncnn_order", ncnn_order)
     _check_blob(o, "A", a)
@@ -361,16 +358,15 @@ def run(op_type, a, b=None, ncnn_order: bool = False, with_scalar: bool = False,
         raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
 
 
-_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (full path)
+_FAST = _fast.cache()  # (op type, dtype, shape, dtype, shape) -> (ufunc, runner), a runner, or MISS (full path)
 _FAST_GET = _FAST.get
-_QUIET_SET, _QUIET, _quiet_exit, _UFUNC = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, np.ufunc
 
 
 def _fast_build(op_type, a, b):
-    """The runner of a small two-blob call (remembered), or MISS (remembered too; the full
-    path then runs, and raises what is wrong): the ufunc itself when numpy broadcasts the
-    arrays as ncnn does, else :func:`bcast.run._fast.runner`, or run_plan without the checks
-    where numpy cannot express ncnn's alignment."""
+    """The runner of a two-blob call (remembered), or MISS (remembered too; the full path then
+    runs, and raises what is wrong): with the ufunc itself when the call is small and numpy
+    broadcasts the arrays as ncnn does, else :func:`bcast.run._fast.runner`, or run_plan without
+    the checks where numpy cannot express ncnn's alignment of a small call."""
     try:
         o = op(op_type)
         _check_blob(o, "A", a)
@@ -379,17 +375,32 @@ def _fast_build(op_type, a, b):
     except (InputError, ValueError):  # BroadcastError is a ValueError
         prepared = None
     runner: Any = _fast.MISS
-    if prepared is not None and prepared.small:
+    if prepared is not None:
         ufunc, p, writer = natural_ufunc(o.kernel), prepared.plan, _writer(o)
-        if prepared.reshapes is None:
-            runner = lambda inputs, out: run_plan(p, writer, list(inputs), dtype=np.float32)  # noqa: E731
-        elif prepared.native and ufunc is not None and not o.swap:
-            runner = ufunc  # float32 in, float32 out: run() calls it on the arrays
+        if prepared.small and prepared.reshapes is None:
+            runner = lambda inputs, out: run_plan(p, writer, list(inputs), out=out, dtype=np.float32)  # noqa: E731
         else:
             runner = _fast.runner(prepared, lambda views, out: _fast.quiet(o, *views, out), np.float32, ufunc,
-                                  ufunc is not None, swapped=o.swap)
+                                  ufunc is not None, swapped=o.swap, func=writer, dtypes=(a.dtype, b.dtype))
+        runner = _named(o, runner)
+        if prepared.small and prepared.native and ufunc is not None and not o.swap:
+            runner = (_fast.quieted(ufunc), runner)  # float32 in, float32 out: run() calls it on the arrays
     _FAST.put((op_type, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
+
+
+def _named(o: Op, runner: Callable) -> Callable:
+    """``runner`` whose refusals (a bad out=) name the op, as the full path's do."""
+
+    def run(inputs, out):
+        try:
+            return runner(inputs, out)
+        except MemoryBudgetError:
+            raise
+        except InputError as e:
+            raise InputError(f"ncnn BinaryOp {o.name}: {e}") from None
+
+    return run
 
 
 def _writer(o: Op) -> Callable:

@@ -62,7 +62,7 @@ from ...core.validate import flag, integer, number
 from ...rules import infer
 from ...run import _fast
 from ...run.execute import reserved_call, run_plan, view
-from ...run.kernel import elementwise, loop_of, natural_ufunc
+from ...run.kernel import elementwise, loop_of, natural_ufunc, ufunc_of
 from ...run.out import check_out, overlaps
 from .._op import Op as _Op
 from . import kernels as K
@@ -524,20 +524,20 @@ def run(op: str, *inputs, opset: int | None = None, out=None, materialize: bool 
     array([[1., 5.],
            [1., 6.]], dtype=float32)
     """
-    if len(inputs) == 2 and out is None and opset is None and not attrs and materialize is True:
-        a, b = inputs  # the commonest small call, looked up inline: one dict lookup, then the ufunc
+    if len(inputs) == 2 and opset is None and not attrs and materialize is True:
+        a, b = inputs  # the commonest call, looked up inline: one dict lookup, then the ufunc (or the runner)
         if type(a) is _ndarray and type(b) is _ndarray:
             try:
-                f = _NATURAL_GET((op, a.dtype, a.shape, b.dtype, b.shape))
+                key = (op, a.dtype, a.shape, b.dtype, b.shape)
+                f = _NATURAL_GET(key) if out is None else _FAST_GET(key)
             except TypeError:  # an unhashable op: the full path says what is wrong
                 f = None
-            if f is not None:
-                token = _QUIET_SET(_QUIET)
-                try:
-                    return f(a, b)
-                finally:
-                    _quiet_exit(token)
-    if opset is None and not attrs and materialize is True:  # small ops: one dict lookup, then the kernel
+            if out is not None:
+                if f is not None and f is not _fast.MISS:
+                    return f(inputs, out)
+            elif f is not None:
+                return f(a, b)
+    if opset is None and not attrs and materialize is True:  # prepared calls: one dict lookup, then the kernel
         result = _fast_run(op, inputs, out)
         if result is not _fast.MISS:
             return result
@@ -580,8 +580,11 @@ def _views_kernel(o: Op, shape: tuple, dtype, kernel_attrs: dict) -> Callable:
         kernel(list(views), out, **kernel_attrs)
         return out
 
-    # every kernel computes each element from the same elements of the inputs; some are a ufunc, some a loop
-    return elementwise(func, natural_ufunc(kernel), loop=loop_of(kernel))
+    # every kernel computes each element from the same elements of the inputs; some are a ufunc (or a compiled
+    # loop's function, bcast.run.kernel.LOOPS): the kernel's own marks, for bcast.run._kernels
+    spec = ufunc_of(kernel)
+    return elementwise(func, None if spec is None else spec[0], swapped=spec is not None and spec[1],
+                       loop=loop_of(kernel))
 
 
 def _check_materialize(op: Op, materialize: Any, out) -> None:
@@ -593,20 +596,21 @@ def _check_materialize(op: Op, materialize: Any, out) -> None:
         raise InputError(f"onnx {op.name}: out= and materialize=False do not go together (a view writes nothing)")
 
 
-# --------------------------------------------------------------------------- the small-op fast path
+# --------------------------------------------------------------------------- prepared calls
 #
 # Every check run() makes depends only on the op, the dtypes and the shapes
 # when there are no attributes and no opset: it is done once per such key and
-# the outcome kept.  A small op then costs a dict lookup and its kernel.
+# the outcome kept (a runner, bcast.run._fast.runner).  A small op then costs a
+# dict lookup and its kernel; a large one the checks of out= and of the memory
+# budget, and its kernel.
 
 
 _FAST = _fast.cache()  # (op, dtype, shape, dtype, shape...) -> runner, or MISS
 _FAST_GET = _FAST.get
-_quiet_exit = _fast.quiet_exit
-_QUIET_SET, _QUIET = _fast.QUIET_SET, _fast.QUIET
 _ndarray = np.ndarray
-# two inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
-# whose own result is ONNX's (run() looks it up inline: the whole call is this lookup and the ufunc)
+# two small inputs that numpy broadcasts as ONNX does, no out=: (op, dtype, shape, dtype, shape) -> the ufunc
+# whose own result is ONNX's (with warnings off where it may warn on them: run._fast.quieted); run() looks it up
+# inline: the whole call is this lookup and the ufunc.  Two large inputs: their runner, called f(a, b)
 _NATURAL = _fast.cache()
 _NATURAL_GET = _NATURAL.get
 
@@ -644,12 +648,18 @@ def _fast_build(op, inputs, key):
     o.check_arity(inputs, o.arity(version))
     dtype = _check_types(o, version, list(inputs), checked)
     prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
-    if not prepared.small or prepared.reshapes is None:
+    if prepared.small and prepared.reshapes is None:
         return _fast.MISS
     f = natural_ufunc(o.kernel)
+    dtypes = tuple(x.dtype for x in inputs)
     # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
     natural = f is not None and prepared.plan.shape != () \
         and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
-    if natural and prepared.native and len(inputs) == 2:
-        _NATURAL.put(key, f)
-    return _fast.runner(prepared, partial(o.kernel, **_kernel_attrs(o, checked)), dtype, f, natural)
+    if natural and prepared.native and prepared.small and len(inputs) == 2:
+        _NATURAL.put(key, f if _fast.silent(f, dtypes) else _fast.quieted(f))
+    kernel_attrs = _kernel_attrs(o, checked)
+    runner = _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
+                          func=_views_kernel(o, prepared.plan.shape, dtype, kernel_attrs))
+    if not prepared.small and len(inputs) == 2 and runner is not _fast.MISS:  # run() looks it up inline too
+        _NATURAL.put(key, lambda a, b: runner((a, b), None))
+    return runner

@@ -316,9 +316,9 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
     MemoryBudgetError
         The output would exceed the memory budget (nothing is allocated).
     """
-    # small ops: a dict lookup.  ``is``: the defaults (and a literal "numpy", interned) take this
+    # prepared calls: a dict lookup.  ``is``: the defaults (and a literal "numpy", interned) take this
     # path in two pointer compares; an equal value built at run time takes the full path.
-    if len(inputs) == 2 and out is None and not attrs and auto_broadcast is _NUMPY and axis is _LAST:
+    if len(inputs) == 2 and not attrs and auto_broadcast is _NUMPY and axis is _LAST:
         a, b = inputs
         if type(a) is _ndarray and type(b) is _ndarray:
             try:
@@ -327,35 +327,32 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
                 fast = _MISS
             if fast is None:
                 fast = _fast_build(op, a, b)
-            if type(fast) is _UFUNC:  # numpy broadcasts as OpenVINO does: the ufunc as it is
-                token = _QUIET_SET(_QUIET)
-                try:
-                    return fast(a, b)
-                finally:
-                    _quiet_exit(token)
+            if type(fast) is tuple:  # (ufunc, runner): numpy broadcasts as OpenVINO does, small
+                if out is None:  # the ufunc as it is (warnings off where it may warn on these types)
+                    return fast[0](a, b)
+                fast = fast[1]
             if fast is not _MISS:
-                return fast(inputs, None)
+                return fast(inputs, out)
     spec = _lookup(op)
     auto_broadcast = "numpy" if auto_broadcast is None else auto_broadcast  # None: the default, as for rules
     # the allocations' reservations last until it returns
     return execute.reserved_call(_RUNNERS[spec.kind], spec, inputs, auto_broadcast, axis, out, attrs)
 
 
-# --------------------------------------------------------------------------- the small-op fast path
+# --------------------------------------------------------------------------- prepared calls
 #
-# A two-input element-wise call with the default broadcasting and no out= or
-# attributes is checked once per (op, dtypes, shapes): its runner is kept.
+# A two-input element-wise call with the default broadcasting and no attributes is checked once per
+# (op, dtypes, shapes): its runner is kept (bcast.run._fast.runner), for every size, with or without out=.
 
 
-_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> the ufunc, a run._fast.runner, or MISS (the full path)
+_FAST = _fast.cache()  # (op, dtype, shape, dtype, shape) -> (ufunc, runner), a runner, or MISS (the full path)
 _NUMPY, _LAST = "numpy", -1  # run()'s defaults, compared by identity
 _FAST_GET = _FAST.get
-_QUIET_SET, _QUIET, _quiet_exit, _MISS = _fast.QUIET_SET, _fast.QUIET, _fast.quiet_exit, _fast.MISS
-_UFUNC, _ndarray = np.ufunc, np.ndarray
+_MISS, _ndarray = _fast.MISS, np.ndarray
 
 
 def _fast_build(op, a, b):
-    """The runner of a small call (remembered), or MISS (remembered too); the full path raises."""
+    """The runner of a call (remembered), or MISS (remembered too); the full path raises."""
     runner: Any
     try:
         spec = _lookup(op)
@@ -366,23 +363,25 @@ def _fast_build(op, a, b):
             dtype = _same_type(spec, [("A", _tensor(spec, "A", a)), ("B", _tensor(spec, "B", b))])
             prepared = _fast.prepared(infer(a.shape, b.shape, rule=rule, names=_NAMES["eltwise"]))
             assert spec.kernel is not None  # (every eltwise op has one)
-            kernel = spec.kernel(spec.name, _op_attrs(spec, {}))
-            runner = _fast_runner(prepared, kernel, np.dtype(bool) if spec.boolean_output else dtype)
+            out_dtype = np.dtype(bool) if spec.boolean_output else dtype
+            runner = _fast_runner(prepared, spec.kernel(spec.name, _op_attrs(spec, {})), out_dtype, (a.dtype, b.dtype))
     except (InputError, ValueError):  # BroadcastError is a ValueError
         runner = _MISS
     _FAST.put((op, a.dtype, a.shape, b.dtype, b.shape), runner)
     return runner
 
 
-def _fast_runner(prepared, kernel, dtype):
-    if not prepared.small or prepared.reshapes is None:
+def _fast_runner(prepared, kernel, dtype, dtypes):
+    if prepared.small and prepared.reshapes is None:
         return _MISS
     ufunc = natural_ufunc(kernel)
     # not at rank 0: a ufunc gives a numpy scalar there, not an array
     natural = ufunc is not None and prepared.plan.shape != ()
-    if prepared.native and natural:
-        return ufunc  # run() calls it on the arrays, warnings off
-    return _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural)
+    runner = _fast.runner(prepared, lambda views, out: kernel(*views, out=out), dtype, ufunc, natural, dtypes=dtypes,
+                          func=kernel)  # run() calls the ufunc on the arrays when it can
+    if prepared.native and natural and prepared.small:
+        return ufunc if _fast.silent(ufunc, dtypes) else _fast.quieted(ufunc), runner
+    return runner
 
 
 def _run_plan(spec: Op, arrays: list, rule: str, rule_attrs: dict, out, attrs: dict, dtype) -> Any:
