@@ -378,7 +378,9 @@ def test_ops_that_had_an_intermediate_run_within_their_output(case, threads):
     finally:
         tracemalloc.stop()
         bcast.run.parallel.set_threads(previous)
-    assert peak < x.size * x.itemsize + 256 * 1024
+    # beyond the output: numpy's casting buffers, ~200 KiB per thread that runs a block (measured: the same
+    # at 0.5M, 2M and 4M elements), never a share of the output's size
+    assert peak < x.size * x.itemsize + threads * 256 * 1024
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
