@@ -1,67 +1,358 @@
-"""Compiled loops (numba, optional) for the large two-input arithmetic ops.
+"""Compiled loops (numba, optional) for large element-wise ops: which calls take them, and how.
 
-numpy's loop for ``(16,256,56,56) + (256,1,1)`` into a given output runs at
-~1.3x onnxruntime's with the same two threads, however it is blocked: its
-loops read a stride-0 operand through a buffer and stop every few thousand
-elements.  One compiled loop over the output, per thread, reaches the memory
-floor that onnxruntime reaches (a plain loop copying the same bytes), and
-below it for large outputs with streaming stores (:mod:`bcast.run._loops`).  numba
-compiles it once per dtype (cached on disk) and releases the GIL; bcast's
-thread pool runs it on ranges of output rows.
+numpy's loops fall behind the runtimes' on broadcasts in three ways: a stride-0
+operand over short runs is read through a buffer, stopping every few thousand
+elements (``(16,256,56,56) + (256,1,1)`` float32: ~1.3x onnxruntime's time with
+the same two threads); float16 is converted one element at a time (~16x
+OpenVINO's, which computes it in float32 registers); and some integer loops
+(int8 ``minimum`` against a scalar, integer division) are scalar.  One compiled
+loop over the output (:mod:`bcast.run._loops`), per thread, runs at the memory
+floor that onnxruntime reaches, and below it for large outputs with streaming
+stores.
 
-Only what gives the same bits as numpy's loop is compiled: ``add``,
-``subtract``, ``multiply`` (and ``divide`` for floats) on float32/float64
-(and int32/int64, except divide), every operand of the output's dtype, no
-casting; for floats only with numpy's floating-point warnings off (numpy
-would have warned or raised on overflow; onnx/openvino/ncnn.run turn them
-off, as those runtimes do).  The views are collapsed to at most three axes
-(rows of the two outer axes, a contiguous inner run) with element strides
-that are 0 or positive; anything else -- negative strides, four axes that do
-not merge, a non-contiguous output -- stays with numpy.
+What is compiled gives numpy's bits (tests/run compare bytes): the ufuncs
+``add subtract multiply divide maximum minimum greater greater_equal less
+less_equal equal not_equal`` and the kernels marked with a loop of
+:data:`bcast.run.kernel.LOOPS` (``where sum mean max min div``), on bool,
+every integer type, float16, float32 and float64, every operand of one dtype
+(``where``'s condition bool), two or three inputs.  A plain float ufunc that
+numpy would warn about (overflow, division by zero) is compiled only while
+numpy's floating-point warnings are off; a marked kernel turns them off itself.
+
+The output is C-contiguous; the inputs are any views with strides >= 0: the axes
+collapse to outer axes (any number) times one inner run, which each thread
+takes in whole rows (a single long run is cut so that threads get rows).
+
+**The first call does not wait for numba.**  A loop is compiled on its first
+use in one background thread (numba's import and the compile take seconds on a
+fresh cache; a loop loaded from numba's disk cache, ~0.1 s); until it is ready
+:meth:`Loop.run` and :func:`try_run` say no and numpy's loops run.
+:func:`wait` blocks until every requested loop is ready (benchmarks, tests).
 
 ``BCAST_KERNELS=0`` turns the compiled loops off; without numba they are off.
 
->>> import numpy as np
 >>> layout([(4, 1), (0, 1)], (3, 4))  # (3,4) + (4,): rows of 4, B's run restarts each row
-((1, 3, 4), [(0, 4, 1), (0, 0, 1)])
+((3,), 4, [((4,), 1), ((0,), 1)])
 >>> layout([(20, 4, 1), (0, 1, 0)], (2, 5, 4))  # (2,5,4) + (5,1): one value of B per row
-((2, 5, 4), [(20, 4, 1), (0, 1, 0)])
+((2, 5), 4, [((20, 4), 1), ((0, 1), 0)])
 >>> layout([(60, 20, 5, 1), (0, 0, 5, 1)], (2, 3, 4, 5))  # (2,3,4,5) + (4,5): two axes each
-((1, 6, 20), [(0, 20, 1), (0, 0, 1)])
+((6,), 20, [((20,), 1), ((0,), 1)])
 """
 
 from __future__ import annotations
 
+import importlib.util
+import math
 import os
+import queue
 import threading
+from typing import Any
 
 import numpy as np
 
 from ..core import _env
 from . import _pool
-from .kernel import ufunc_of
+from .kernel import loop_of, ufunc_of
 from .out import overlaps
 
-__all__ = ["Loop", "available", "layout", "prepare", "try_run"]
+__all__ = ["Loop", "available", "layout", "prepare", "try_run", "wait"]
 
-#: the ufuncs compiled (bcast.run._loops.CODES has each name)
-_UFUNCS = (np.add, np.subtract, np.multiply, np.divide)
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_INTS = (np.dtype(np.int32), np.dtype(np.int64))
+# op codes of bcast.run._loops (its module is not imported until a loop is compiled)
+_BINARY = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5, "greater": 6,
+           "greater_equal": 7, "less": 8, "less_equal": 9, "equal": 10, "not_equal": 11}
+_ARITH = (0, 1, 2, 3)  # numpy warns on these for floats (overflow, invalid, division by zero)
+_COMPARE = range(6, 12)
+_IDIV, _WHERE, _SUM, _MEAN, _HALF = 12, 20, 21, 22, 100
+_F16 = np.dtype(np.float16)
+_SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                             np.uint32, np.uint64, np.float16, np.float32, np.float64))
 #: Outputs of this many bytes or more, in rows of STREAM_ROW_BYTES or more, are written with streaming
 #: stores (bcast.run._loops).  Short rows are not: a row's unaligned ends are plain stores to the cache lines
 #: the next row's streamed vectors share, and each such mix costs a trip to memory (measured: rows of
 #: 56 float32 streamed, 16x slower than plain stores).
 STREAM_BYTES = 8 << 20
 STREAM_ROW_BYTES = 4096
+#: A single run is cut into rows of at least this many elements when threads need rows to share.
+MIN_ROW = 1024
 
-_kernel = None  # bcast.run._loops, or False once it is known to be unavailable
+_kernel: Any = None  # bcast.run._loops once imported; False when it cannot be (no numba, BCAST_KERNELS=0)
+#: Compile in a background thread (the caller runs numpy's loop meanwhile); False: in the calling thread.
+BACKGROUND = True
+
+
+# --------------------------------------------------------------------------- which op, which loop
+
+
+def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
+    """(op code of bcast.run._loops, swapped) of ``func`` on inputs of ``dtypes`` into ``dtype``,
+    or None when no compiled loop computes it."""
+    if not all(d in _SUPPORTED for d in dtypes) or dtype not in _SUPPORTED:
+        return None
+    swapped, loop = False, None
+    if type(func) is np.ufunc:
+        name = func.__name__
+    else:
+        spec, loop = ufunc_of(func), loop_of(func)
+        if spec is None and loop is None:
+            return None
+        name, swapped = (spec[0].__name__, spec[1]) if spec is not None else ("", False)
+    n = len(dtypes)
+    if loop == "where":
+        ok = n == 3 and dtypes[0] == np.dtype(bool) and dtypes[1] == dtypes[2] == dtype
+        return (_WHERE, False) if ok else None
+    if n not in (2, 3) or any(d != dtypes[0] for d in dtypes[1:]):
+        return None
+    value = dtypes[0]
+    half = _HALF if value == _F16 else 0
+    if loop in ("sum", "mean", "max", "min"):
+        if value != dtype or value.kind == "b" or (loop == "mean" and value.kind != "f"):
+            return None
+        code = {"sum": (_BINARY["add"], _SUM), "mean": (_MEAN, _MEAN), "max": (4, 4), "min": (5, 5)}[loop][n - 2]
+        return code + half, False
+    if n != 2:
+        return None
+    if loop == "div":
+        code = _IDIV if value.kind in "iu" else _BINARY["divide"]
+    else:
+        code = _BINARY.get(name, -1)
+    if code < 0:
+        return None
+    if code in _COMPARE:
+        return (code + half, swapped) if dtype == np.dtype(bool) else None
+    if value != dtype or value.kind == "b" or (code == 3 and value.kind != "f"):
+        return None
+    return code + half, swapped
+
+
+def _storage(d: np.dtype) -> np.dtype:
+    """The dtype numba sees: float16 as its bits."""
+    return np.dtype(np.uint16) if d == _F16 else d
+
+
+def _warns(func, code: int, dtypes: tuple) -> bool:
+    """Whether numpy's own call might warn where the loop would not: a plain float ufunc of arithmetic."""
+    return type(func) is np.ufunc and code % _HALF in _ARITH and dtypes[0].kind == "f"
+
+
+def _quiet() -> bool:
+    err = np.geterr()
+    return err["over"] == err["under"] == err["invalid"] == err["divide"] == "ignore"
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def layout(strides: list, shape: tuple):
+    """Collapse a C-contiguous output of ``shape`` and its operands' element ``strides`` to
+    outer axes and one inner run: ``(outer shape, K, [(outer strides, inner stride) per operand])``;
+    None if a stride is negative."""
+    axes: list[list] = []  # [size, [stride of each operand]]
+    for d, *ss in zip(shape, *strides):
+        if d == 1:
+            continue
+        if any(s < 0 for s in ss):
+            return None
+        if axes and all(p == s * d for p, s in zip(axes[-1][1], ss)):
+            axes[-1][0] *= d
+            axes[-1][1] = list(ss)
+        else:
+            axes.append([d, list(ss)])
+    if not axes:
+        return (), 1, [((), 0) for _ in strides]
+    *outer, (k, inner) = axes
+    return (tuple(a[0] for a in outer), k,
+            [(tuple(a[1][i] for a in outer), inner[i]) for i in range(len(strides))])
+
+
+def _cut(found, parts: int):
+    """``found`` (a :func:`layout`) with its inner run cut into rows when it has fewer than ``parts``
+    rows and a run long enough to share."""
+    outer, k, ops = found
+    if math.prod(outer) >= parts or k < 2 * MIN_ROW:
+        return found
+    for pieces in range(parts, 64 * parts):
+        if k % pieces == 0 and k // pieces >= MIN_ROW:
+            row = k // pieces
+            return (*outer, pieces), row, [(s + (i * row,), i) for s, i in ops]
+    return found
+
+
+# --------------------------------------------------------------------------- running
+
+
+class Loop:
+    """A compiled loop made ready for one call signature (see :func:`prepare`)."""
+
+    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes")
+
+    def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
+        self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
+        self.swapped, self.nbytes = swapped, nbytes
+        self.cuts: dict = {}
+        self.fn: Any = None
+
+    def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
+        """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
+        fn = self.fn
+        if fn is None:
+            fn = self.fn = _ready(self.key)
+            if fn is None:
+                return False
+        if self.warns and not _quiet():
+            return False
+        for a in arrays:
+            if not a.flags.aligned:
+                return False
+        if self.swapped:
+            arrays = arrays[::-1]
+        flat = [_flat1(a, self.half) for a in arrays]
+        o = out.reshape(-1)
+        _go(fn, self.code, o.view(np.uint16) if o.dtype == _F16 else o, flat, self._layout(threads), threads)
+        return True
+
+    def _layout(self, threads: int):
+        found = self.cuts.get(threads)
+        if found is None:
+            found = self.cuts[threads] = _arrays(_cut(self.found, threads * _pool.CHUNKS_PER_THREAD
+                                                      if threads > 1 else 1), self.nbytes)
+        return found
+
+
+def _flat1(a: np.ndarray, half: bool) -> np.ndarray:
+    v = a.reshape(-1)
+    if half and v.dtype == _F16:
+        v = v.view(np.uint16)
+    v.flags.writeable = False  # one compiled signature: inputs read-only
+    return v
+
+
+def _arrays(found, nbytes: int):
+    """A :func:`layout` as the loop takes it: uint64 arrays; and whether to stream."""
+    outer, k, ops = found
+    shape = np.array(outer, np.uint64)
+    operands = [(np.array(s, np.uint64), i) for s, i in ops]
+    itemsize = nbytes // max(1, math.prod(outer) * k)
+    stream = nbytes >= STREAM_BYTES and k * itemsize >= STREAM_ROW_BYTES
+    return shape, k, operands, int(math.prod(outer)), stream
+
+
+def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> None:
+    shape, k, operands, rows, stream = arranged
+    args: list = [code, out, k, shape]
+    for x, (s, i) in zip(flat, operands):
+        args += (x, s, i)
+    if threads < 2 or rows < 2:
+        fn(*args, 0, rows, stream)
+        return
+    tasks = min(rows, threads * _pool.CHUNKS_PER_THREAD)
+    bounds = [rows * t // tasks for t in range(tasks + 1)]
+    _pool.run_tasks(threads, tasks, lambda t, _: fn(*args, bounds[t], bounds[t + 1], stream))
+
+
+def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | None:
+    """The compiled loop of ``func`` (a numpy ufunc or a kernel marked by
+    :func:`bcast.run.kernel.elementwise`) for inputs of ``dtypes`` whose aligned shapes
+    (the output's rank, 1 where an input is stretched) are ``shapes``, into an output of
+    ``shape`` and ``dtype``; None when no compiled loop computes it.
+
+    ``loop.run(arrays, out, threads)`` then computes it: ``arrays`` C-contiguous, of those
+    dtypes and of as many elements as the aligned shapes; ``out`` C-contiguous, of ``shape``
+    and ``dtype``, sharing no memory with them (the caller checks all of this); ``threads``
+    threads.  It returns False when the loop is not ready (being compiled in the background,
+    or numba failed): nothing was written, numpy's path runs instead."""
+    if _kernel is False or not _env.switch("BCAST_KERNELS") or importlib.util.find_spec("numba") is None:
+        return None
+    dtypes, dtype = tuple(np.dtype(d) for d in dtypes), np.dtype(dtype)
+    spec = _code(func, dtypes, dtype)
+    if spec is None or math.prod(shape) == 0:
+        return None
+    code, swapped = spec
+    strides = [_c_strides(s, shape) for s in shapes]
+    if swapped:
+        strides, dtypes = strides[::-1], dtypes[::-1]
+    found = layout(strides, shape)
+    if found is None:  # pragma: no cover - C-contiguous strides are never negative
+        return None
+    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
+                math.prod(shape) * dtype.itemsize)
+
+
+def _c_strides(aligned: tuple, shape: tuple) -> tuple:
+    """Element strides of a C-contiguous array of ``aligned`` seen at ``shape`` (0 where stretched)."""
+    out, step = [], 1
+    for a, d in zip(reversed(aligned), reversed(shape)):
+        out.append(step if a == d and d != 1 else 0)
+        step *= a
+    return tuple(reversed(out))
+
+
+def _key(code: int, dtypes: tuple, dtype: np.dtype) -> tuple:
+    return (len(dtypes), code, tuple(_storage(d).str for d in dtypes), _storage(dtype).str)
+
+
+def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
+    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None: numpy's turn.
+
+    None leaves ``out`` as numpy will find it: either nothing was written (no loop for this op,
+    not compiled yet, a layout the loop does not take), or the loop failed part way and numpy
+    then writes every element again (``out`` shares no memory with the views)."""
+    if not (out.flags.c_contiguous and out.flags.aligned) or len(views) not in (2, 3) or out.size == 0:
+        return None
+    dtypes = tuple(v.dtype for v in views)
+    spec = _code(func, dtypes, out.dtype)
+    if spec is None or overlaps(out, views):
+        return None
+    code, swapped = spec
+    if _warns(func, code, dtypes) and not _quiet():
+        return None
+    if any(s % v.itemsize for v in views for s in v.strides) or not all(v.flags.aligned for v in views):
+        return None
+    if swapped:
+        views, dtypes = views[::-1], dtypes[::-1]
+    steps = [tuple(s // v.itemsize for s in v.strides) for v in views]
+    found = layout(steps, out.shape)
+    if found is None:
+        return None
+    fn = _ready(_key(code, dtypes, out.dtype))
+    if fn is None:
+        return None
+    flat = [_span(v, st) for v, st in zip(views, steps)]
+    o = out.reshape(-1)
+    parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
+    try:
+        _go(fn, code, o.view(np.uint16) if o.dtype == _F16 else o, flat,
+            _arrays(_cut(found, parts), out.nbytes), n)
+    except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
+        return None
+    return out
+
+
+def _span(v: np.ndarray, steps) -> np.ndarray:
+    """The memory ``v`` spans, as a read-only 1-D array from its first element (strides >= 0)."""
+    span = 1 + sum((d - 1) * s for d, s in zip(v.shape, steps)) if v.size else 0
+    flat = np.lib.stride_tricks.as_strided(v, shape=(span,), strides=(v.itemsize,), writeable=False)
+    return flat.view(np.uint16) if flat.dtype == _F16 else flat
+
+
+# --------------------------------------------------------------------------- compiling
+
+
+_compiled: dict = {}  # key -> the compiled loop's entry point (no type dispatch: its arguments' types are the key's)
+_failed: set = set()  # keys numba could not compile
+_requested: set = set()  # keys queued or compiled
 _lock = threading.Lock()
+_jobs: queue.Queue = queue.Queue()
+_worker: threading.Thread | None = None
 
 
-def _after_fork() -> None:  # the child: a lock a thread of the parent held (compiling) is free here
-    global _lock
-    _lock = threading.Lock()
+def _after_fork() -> None:
+    """In a child: a compile in progress in the parent's thread never ends here, and numba's own
+    lock may be held by that thread: no more compiles in this process (ready loops still run)."""
+    global _lock, _jobs, _worker, _kernel
+    _lock, _jobs = threading.Lock(), queue.Queue()
+    if _worker is not None and _requested - set(_compiled) - _failed:
+        _kernel = False
+    _worker = None
 
 
 if hasattr(os, "register_at_fork"):
@@ -78,11 +369,11 @@ def _get():
     if _kernel is None:
         with _lock:
             if _kernel is None:
-                _kernel = _compile() if _env.switch("BCAST_KERNELS") else False
+                _kernel = _import() if _env.switch("BCAST_KERNELS") else False
     return _kernel or None
 
 
-def _compile():
+def _import():
     try:
         from . import _loops
     except Exception:  # no numba, or numba that cannot set up (no cache folder it can write, ...)
@@ -90,113 +381,66 @@ def _compile():
     return _loops
 
 
-def _spec(func):
-    """(ufunc, swapped, quiet) of what ``func`` computes, or None: a plain ufunc is quiet when
-    numpy's floating-point warnings are off; a marked kernel turns them off itself."""
-    if type(func) is np.ufunc:
-        err = np.geterr()
-        quiet = err["over"] == err["under"] == err["invalid"] == err["divide"] == "ignore"
-        return (func, False, quiet)
-    spec = ufunc_of(func)
-    return None if spec is None else (*spec, True)
-
-
-def layout(strides: list, shape: tuple):
-    """Collapse a C-contiguous output of ``shape`` and its operands' element
-    ``strides`` to three axes: ``((I, J, K), [(s0, s1, s2) per operand])``;
-    None if they do not collapse to three (or a stride is negative)."""
-    axes: list[list] = []  # [size, [stride of each operand]]
-    for d, *ss in zip(shape, *strides):
-        if d == 1:
-            continue
-        if any(s < 0 for s in ss):
-            return None
-        if axes and all(p == s * d for p, s in zip(axes[-1][1], ss)):
-            axes[-1][0] *= d
-            axes[-1][1] = list(ss)
-        else:
-            axes.append([d, list(ss)])
-    if len(axes) > 3:
+def _ready(key: tuple):
+    """The compiled loop of ``key`` if it is ready; else None, its compile requested."""
+    fn = _compiled.get(key)
+    if fn is not None or _kernel is False:
+        return fn
+    if key in _failed:
         return None
-    while len(axes) < 3:
-        axes.insert(0, [1, [0] * len(strides)])
-    return tuple(a[0] for a in axes), [tuple(a[1][i] for a in axes) for i in range(len(strides))]
+    if not BACKGROUND:
+        _compile(key)
+        return _compiled.get(key)
+    global _worker
+    with _lock:
+        if key not in _requested:
+            _requested.add(key)
+            _jobs.put(key)
+            if _worker is None or not _worker.is_alive():
+                _worker = threading.Thread(target=_work, name="bcast-compile", daemon=True)
+                _worker.start()
+    return None
 
 
-def _flat(v: np.ndarray, steps) -> np.ndarray:
-    """The memory ``v`` spans, as a 1-D array from its first element (strides >= 0)."""
-    span = 1 + sum((d - 1) * s for d, s in zip(v.shape, steps))
-    return np.lib.stride_tricks.as_strided(v, shape=(span,), strides=(v.itemsize,), writeable=False)
+def _work() -> None:
+    while True:
+        try:
+            key = _jobs.get(timeout=1.0)
+        except queue.Empty:
+            return
+        try:
+            _compile(key)
+        finally:
+            _jobs.task_done()
 
 
-def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
-    """``func(*views, out=out)`` by the compiled loop in ``n`` threads, or None: numpy's turn.
-
-    None leaves ``out`` as numpy will find it: either nothing was written (no loop for this
-    op, or numba could not compile one: it is compiled on an empty range of rows before any
-    row runs), or the loop failed part way and numpy then writes every element again (``out``
-    shares no memory with the views, or the loop is not used, so what it wrote is never read)."""
-    spec = _spec(func) if len(views) == 2 else None
-    if spec is None:
-        return None
-    ufunc, swapped, quiet = spec
-    dtype = out.dtype
-    if ufunc not in _UFUNCS or not (out.flags.c_contiguous and out.flags.aligned) \
-            or any(v.dtype != dtype for v in views):
-        return None
-    if overlaps(out, views):
-        return None
-    if not ((dtype in _FLOATS and quiet) or (dtype in _INTS and ufunc is not np.divide)):
-        return None
-    size = dtype.itemsize
-    if any(s % size for v in views for s in v.strides) or not all(v.flags.aligned for v in views):
-        return None
-    steps = [tuple(s // size for s in v.strides) for v in views]
-    found = layout(steps, out.shape)
-    loops = _get() if found is not None else None
+def _compile(key: tuple) -> None:
+    """Compile (or load from numba's cache) the loop of ``key``: run it on an empty range."""
+    loops = _get()
     if loops is None:
-        return None
-    (I, J, K), (sa, sb) = found  # noqa: E741 - the loop's three axes, named as in _loops.rows
-    a, b = _flat(views[0], steps[0]), _flat(views[1], steps[1])
-    if swapped:
-        a, b, sa, sb = b, a, sb, sa
-    args = (loops.CODES[ufunc.__name__], a, b, out.reshape(-1), J, K, *sa, *sb)
-    stream = out.nbytes >= STREAM_BYTES and K * size >= STREAM_ROW_BYTES
+        _failed.add(key)
+        return
+    nin, code, ins, out = key
+    empty = [np.empty(0, np.dtype(d)) for d in ins]
+    for e in empty:
+        e.flags.writeable = False
+    strides = np.zeros(1, np.uint64)
+    args: list = [code, np.empty(0, np.dtype(out)), 1, np.ones(1, np.uint64)]
+    for e in empty:
+        args += (e, strides, 0)
     try:
-        loops.rows(*args, 0, 0, stream)  # compiles the loop for these types; an empty range writes nothing
-    except Exception:  # numba could not compile it: nothing was written
-        return None
-    try:
-        _run(loops.rows, args, I * J, n, stream)
-    except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
-        return None
-    return out
+        _compiled[key] = loops.entry(nin, *args, 0, 0, False)
+    except Exception:  # numba could not compile it: numpy's loops run
+        _failed.add(key)
 
 
-def _run(kernel, args, rows: int, n: int, stream: bool) -> None:
-    """The kernel on ranges of rows, in the pool's threads and tasks."""
-    tasks = max(1, min(rows, n * _pool.CHUNKS_PER_THREAD if n > 1 else 1))
-    bounds = [rows * t // tasks for t in range(tasks + 1)]
-    _pool.run_tasks(n, tasks, lambda t, _: kernel(*args, bounds[t], bounds[t + 1], stream))
+def wait(timeout: float | None = None) -> bool:
+    """Block until every loop requested so far is compiled (or has failed); False on timeout."""
+    done = threading.Event()
 
+    def joined() -> None:
+        _jobs.join()
+        done.set()
 
-class Loop:
-    """A compiled loop made ready for one call signature (see :func:`prepare`)."""
-
-    def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
-        """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
-        return False
-
-
-def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | None:
-    """The compiled loop of ``func`` (a numpy ufunc or a kernel marked by
-    :func:`bcast.run.kernel.elementwise`) for inputs of ``dtypes`` whose aligned shapes
-    (the output's rank, 1 where an input is stretched) are ``shapes``, into an output of
-    ``shape`` and ``dtype``; None when no compiled loop computes it.
-
-    ``loop.run(arrays, out, threads)`` then computes it: ``arrays`` C-contiguous, of those
-    dtypes and of as many elements as the aligned shapes; ``out`` C-contiguous, of ``shape``
-    and ``dtype``, sharing no memory with them (the caller checks all of this); ``threads``
-    threads.  It returns False when the loop is not ready (being compiled in the background,
-    or numba failed): nothing was written, numpy's path runs instead."""
-    return None  # (the interface; the loops come with issue 18)
+    threading.Thread(target=joined, daemon=True).start()
+    return done.wait(timeout)

@@ -1,90 +1,127 @@
-"""The compiled loop of :mod:`bcast.run._kernels` (imports numba: only that module imports this one).
+"""The compiled loops of :mod:`bcast.run._kernels` (imports numba: only that module imports this one).
+
+One loop function per input count (:func:`rows2`, :func:`rows3`), compiled by
+numba once per op and dtype: the op is a literal (``numba.literally``), so each
+compiled loop holds that op's code alone (a fraction of a second to compile,
+cached on disk).  A loop computes rows of the output: the output, C-contiguous,
+is seen as outer axes (``shape``, any number) times an inner run of ``K``
+elements; each input has an element stride per outer axis and one inner stride
+(0: one value for the whole run, 1: contiguous, else any).  The inner loops are
+written out for the 0/1 strides so that LLVM vectorizes them.
+
+Values are numpy's, bit for bit:
+
+- integers wrap, as numpy's do (add, subtract and multiply at the operands' own width, so
+  that they vectorize at it);
+- float16 is stored as its bits (uint16: numba has no float16 on the CPU) and
+  computed in float32, rounded back once per numpy operation: numpy's own
+  float16 loops convert to float32, compute and round back the same way;
+- maximum/minimum keep numpy's choices (a NaN in either input wins; of two
+  equal values float32/float64 take the second, float16 the first);
+- the integer ``div`` of ONNX (a quotient truncated toward zero) divides in
+  float32 for 8- and 16-bit integers and in float64 for 32-bit ones, which is
+  exact: with ``|a| < 2**p`` (p = 24, 53 the floats' precision) the rounding
+  error of ``a / b`` is below ``|a / b| * 2**-p < 1 / |b|``, the least distance
+  from a quotient that is not a whole number to the next whole number, so the
+  truncation never crosses one.  64-bit integers divide as integers.
 
 For large outputs the loop writes whole 32-byte vectors with non-temporal
 (streaming) stores: a plain store first reads the output's cache line from
 memory, a streaming one does not, and the op is bound by memory traffic
-(measured: (16,256,56,56) + (256,1,1) in two threads, 3.3 ms with plain
-stores, 2.2 ms streaming; onnxruntime 3.5 ms).  A fence at the end of each
-call makes the streamed data visible before the caller is told it is done.
+(measured: (16,256,56,56) + (256,1,1) float32 in two threads, 3.3 ms with plain
+stores, 2.2 ms streaming; onnxruntime 3.5 ms).  A row is computed into a small
+buffer that stays in L1, then streamed out; a fence at the end of each call
+makes the streamed data visible before the caller is told it is done.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numba
 import numpy as np
 from llvmlite import ir  # type: ignore[import-untyped]  # llvmlite ships no type information
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
+
+__all__ = ["HALF", "entry", "rows2", "rows3"]
 
 _u = np.uint64
 #: bytes per streamed vector
 VECTOR = 32
+#: elements of a row computed into the buffer at a time before they are streamed out
+BLOCK = 2048
+#: added to an op's code: its arrays hold float16 bits (uint16)
+HALF = 100
+
+# the op codes (bcast.run._kernels.CODES names them)
+ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV = range(13)
+WHERE, SUM, MEAN = 20, 21, 22
 
 
-#: the op codes of :func:`rows`
-CODES = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3}
-
-
-@numba.njit(inline="always")
-def _store(op, out, i, x, y):  # pragma: no cover - compiled
-    # Each branch stores its own result in out's type: int32 + int32 is an int64 in numba and
-    # the store wraps it, as numpy does.  (A function returning the result would unify the
-    # branches' types: float64 for ints, through divide.)
-    if op == 0:
-        out[i] = x + y
-    elif op == 1:
-        out[i] = x - y
-    elif op == 2:
-        out[i] = x * y
-    else:
-        out[i] = x / y
-
-
-def _operand(context, builder, ty, value, index, vec):
-    """A vector of ``vec``: loaded from array ``value`` at ``index``, or a scalar repeated."""
-    if isinstance(ty, types.Array):
-        data = context.make_array(ty)(context, builder, value).data
-        ptr = builder.bitcast(builder.gep(data, [index]), vec.as_pointer())
-        return builder.load(ptr, align=ty.dtype.bitwidth // 8)
-    one = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(ir.IntType(32), 0))
-    zeros = ir.Constant(ir.VectorType(ir.IntType(32), vec.count), [0] * vec.count)
-    return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
+# --------------------------------------------------------------------------- LLVM pieces
 
 
 @intrinsic
-def _stream(typingctx, op, out, po, x, xi, y, yi):
-    """``out[po:po+n] = x[xi:xi+n] (op) y[yi:yi+n]`` for one vector of n = VECTOR / itemsize
-    elements, stored non-temporally at ``po`` (aligned to VECTOR bytes); ``x`` or ``y`` a
-    scalar: repeated (its index ignored).  op: 0 add, 1 subtract, 2 multiply, 3 divide."""
-    dtype = out.dtype
+def _h2f(typingctx, bits):
+    """float16 bits (uint16) -> float32, exactly."""
 
     def codegen(context, builder, sig, args):
-        opv, outv, pov, xv, xiv, yv, yiv = args
-        vec = ir.VectorType(context.get_value_type(dtype), VECTOR // (dtype.bitwidth // 8))
-        a = _operand(context, builder, sig.args[3], xv, xiv, vec)
-        b = _operand(context, builder, sig.args[5], yv, yiv, vec)
-        data = context.make_array(sig.args[1])(context, builder, outv).data
-        ptr = builder.bitcast(builder.gep(data, [pov]), vec.as_pointer())
-        ops: tuple[Any, ...]
-        if isinstance(dtype, types.Float):
-            ops = (builder.fadd, builder.fsub, builder.fmul, builder.fdiv)
-        else:  # integers wrap, as numpy's do; no divide (bcast.run._kernels never asks)
-            ops = (builder.add, builder.sub, builder.mul)
-        done = builder.append_basic_block("stream.done")
-        switch = builder.switch(opv, done)
-        for code, f in enumerate(ops):
-            block = builder.append_basic_block(f"stream.op{code}")
-            switch.add_case(ir.Constant(opv.type, code), block)
-            builder.position_at_end(block)
-            store = builder.store(f(a, b), ptr, align=VECTOR)
-            store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
-            builder.branch(done)
-        builder.position_at_end(done)
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+
+    return types.float32(types.uint16), codegen
+
+
+@intrinsic
+def _f2h(typingctx, value):
+    """float32 -> float16 bits (uint16), rounded to nearest even."""
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+
+    return types.uint16(types.float32), codegen
+
+
+def _wrapping(name: str):
+    """An integer op of LLVM on the operands' own width: it wraps as numpy's does, and vectorizes
+    at that width (numba's own integer arithmetic is 64-bit: 8x fewer int8 lanes per vector)."""
+
+    @intrinsic
+    def op(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and a == b):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return getattr(builder, name)(*args)
+
+        return a(a, b), codegen
+
+    return op
+
+
+_iadd, _isub, _imul = _wrapping("add"), _wrapping("sub"), _wrapping("mul")
+
+
+@intrinsic
+def _stream_vector(typingctx, out, po, src, si):
+    """``out[po:po+n] = src[si:si+n]`` for one vector of n = VECTOR / itemsize elements, stored
+    non-temporally at ``po`` (aligned to VECTOR bytes)."""
+
+    def codegen(context, builder, sig, args):
+        outv, pov, srcv, siv = args
+        elem = context.get_data_type(sig.args[0].dtype)
+        vec = ir.VectorType(elem, VECTOR * 8 // _bits(sig.args[0].dtype))
+        data = context.make_array(sig.args[2])(context, builder, srcv).data
+        value = builder.load(builder.bitcast(builder.gep(data, [siv]), vec.as_pointer()), align=1)
+        data = context.make_array(sig.args[0])(context, builder, outv).data
+        store = builder.store(value, builder.bitcast(builder.gep(data, [pov]), vec.as_pointer()), align=VECTOR)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
         return context.get_dummy_value()
 
-    return types.void(op, out, po, x, xi, y, yi), codegen
+    return types.void(out, po, src, si), codegen
+
+
+def _bits(dtype) -> int:
+    return 8 if isinstance(dtype, types.Boolean) else dtype.bitwidth
 
 
 @intrinsic
@@ -98,88 +135,347 @@ def _fence(typingctx):
     return types.void(), codegen
 
 
-def _at(x, i):  # pragma: no cover - replaced by its overload in compiled code
-    """``x[i]`` of an array, ``x`` itself of a scalar."""
+# --------------------------------------------------------------------------- the ops
 
 
-@overload(_at, inline="always")
-def _at_typed(x, i):
-    if isinstance(x, types.Array):
-        return lambda x, i: x[i]
-    return lambda x, i: x
+def _literal(code) -> int:
+    if not isinstance(code, types.IntegerLiteral):
+        raise TypingError("the op code must be a literal")
+    return code.literal_value
+
+
+def _op(code, *values):  # pragma: no cover - replaced by its overload in compiled code
+    """The value to store for op ``code`` on the loaded elements ``values``."""
+
+
+def _half_ops(op):  # noqa: C901 - one branch per op, read as a table
+    """The op on float16 bits (uint16), computed in float32 as numpy's float16 loops do."""
+    if op == ADD:
+        return lambda code, a, b: _f2h(_h2f(a) + _h2f(b))
+    if op == SUB:
+        return lambda code, a, b: _f2h(_h2f(a) - _h2f(b))
+    if op == MUL:
+        return lambda code, a, b: _f2h(_h2f(a) * _h2f(b))
+    if op in (DIV, IDIV):
+        return lambda code, a, b: _f2h(_h2f(a) / _h2f(b))
+    if op == MAX:  # numpy's float16 maximum: (a >= b or isnan(a)) ? a : b
+        return lambda code, a, b: _pick((_h2f(a) >= _h2f(b)) | np.isnan(_h2f(a)), a, b)
+    if op == MIN:
+        return lambda code, a, b: _pick((_h2f(a) <= _h2f(b)) | np.isnan(_h2f(a)), a, b)
+    if op == MEAN:
+        return lambda code, a, b: _f2h(_h2f(_f2h(_h2f(a) + _h2f(b))) / np.float32(2))
+    return _compare(op, _h2f)
+
+
+@numba.njit
+def _pick(take_a, a, b):  # pragma: no cover - compiled
+    """``a`` where ``take_a``, else ``b`` (a select: no branch in the vectorized loop)."""
+    if take_a:
+        return a
+    return b
+
+
+def _ident(x):  # pragma: no cover - inlined
+    return x
+
+
+_ident_jit = numba.njit(_ident)
+
+
+def _compare(op, load):
+    if op == GT:
+        return lambda code, a, b: load(a) > load(b)
+    if op == GE:
+        return lambda code, a, b: load(a) >= load(b)
+    if op == LT:
+        return lambda code, a, b: load(a) < load(b)
+    if op == LE:
+        return lambda code, a, b: load(a) <= load(b)
+    if op == EQ:
+        return lambda code, a, b: load(a) == load(b)
+    if op == NE:
+        return lambda code, a, b: load(a) != load(b)
+    raise TypingError(f"no compiled op {op}")
+
+
+def _plain_ops(op, a):  # noqa: C901 - one branch per op, read as a table
+    """The op on float32/float64, integers and bool, as numpy's loops compute it."""
+    floating = isinstance(a, types.Float)
+    if op in (ADD, SUB, MUL) and isinstance(a, types.Integer):
+        return (lambda code, a, b: _iadd(a, b), lambda code, a, b: _isub(a, b),
+                lambda code, a, b: _imul(a, b))[op]
+    if op == ADD:
+        return lambda code, a, b: a + b
+    if op == SUB:
+        return lambda code, a, b: a - b
+    if op == MUL:
+        return lambda code, a, b: a * b
+    if op == DIV or (op == IDIV and floating):
+        return lambda code, a, b: a / b
+    if op == IDIV:
+        return _idiv(a)
+    if op == MAX:
+        if floating:  # numpy's: (a > b or isnan(a)) ? a : b -- of two equal values the second
+            return lambda code, a, b: _pick((a > b) | np.isnan(a), a, b)
+        return lambda code, a, b: _pick(a > b, a, b)
+    if op == MIN:
+        if floating:
+            return lambda code, a, b: _pick((a < b) | np.isnan(a), a, b)
+        return lambda code, a, b: _pick(a < b, a, b)
+    if op == MEAN:
+        return _mean2(a)
+    return _compare(op, _ident_jit)
+
+
+def _mean2(a):
+    if a == types.float32:
+        return lambda code, a, b: (a + b) / np.float32(2)
+    if isinstance(a, types.Float):
+        return lambda code, a, b: (a + b) / 2.0
+    raise TypingError("Mean is for floats")
+
+
+def _idiv(a):
+    """ONNX's integer Div: truncated toward zero; 0 for a zero divisor (numpy's floor_divide's
+    value); MIN / -1 wraps to MIN."""
+    if a.bitwidth <= 16:
+        def small(code, a, b):
+            q = np.int64(np.trunc(np.float32(a) / np.float32(b if b != 0 else 1)))
+            return q if b != 0 else 0
+        return small
+    if a.bitwidth == 32:
+        def middle(code, a, b):
+            q = np.int64(np.trunc(np.float64(a) / np.float64(b if b != 0 else 1)))
+            return q if b != 0 else 0
+        return middle
+    if a.signed:
+        def wide(code, a, b):
+            if b == 0:
+                return a - a
+            if b == -1:
+                return -a  # wraps: -MIN is MIN
+            q = a // b  # floor; truncation is one more where a remainder is left and the signs differ
+            if a - q * b != 0 and (a < 0) != (b < 0):
+                q += 1
+            return q
+        return wide
+
+    def unsigned(code, a, b):
+        return a // b if b != 0 else a - a
+    return unsigned
+
+
+@overload(_op)
+def _op_typed(code, a, b):
+    c = _literal(code)
+    return _half_ops(c - HALF) if c >= HALF else _plain_ops(c, a)
+
+
+def _op3(code, a, b, c):  # pragma: no cover - replaced by its overload in compiled code
+    """The value to store for op ``code`` of three inputs."""
+
+
+@overload(_op3)
+def _op3_typed(code, a, b, c):
+    k = _literal(code)
+    half, op = k >= HALF, k % HALF
+    if op == WHERE:
+        return lambda code, a, b, c: _pick(a, b, c)
+    if op in (MAX, MIN):
+        inner = op + HALF if half else op
+        return lambda code, a, b, c: _op(inner, _op(inner, a, b), c)
+    if op in (SUM, MEAN) and half:
+        if op == SUM:
+            return lambda code, a, b, c: _f2h(_h2f(_f2h(_h2f(a) + _h2f(b))) + _h2f(c))
+        return lambda code, a, b, c: _f2h(_h2f(_f2h(_h2f(_f2h(_h2f(a) + _h2f(b))) + _h2f(c))) / np.float32(3))
+    if op == SUM:
+        return lambda code, a, b, c: (a + b) + c
+    if op == MEAN and b == types.float32:
+        return lambda code, a, b, c: ((a + b) + c) / np.float32(3)
+    if op == MEAN and isinstance(b, types.Float):
+        return lambda code, a, b, c: ((a + b) + c) / 3.0
+    raise TypingError(f"no compiled op {k} of three inputs")
+
+
+# --------------------------------------------------------------------------- the inner runs
 
 
 @numba.njit(inline="always")
-def _streamed(op, out, po, n, x, xi, y, yi):  # pragma: no cover - compiled
-    """``out[po + k] = x[xi + k] (op) y[yi + k]`` for k < n (a scalar x or y: itself), the aligned
-    middle in streamed vectors."""
+def _run2(code, dst, d, n, x, px, xi, y, py, yi):  # pragma: no cover - compiled
+    """``dst[d + e] = op(x[px + e*xi], y[py + e*yi])`` for e < n."""
+    if xi == 1 and yi == 1:
+        for e in range(n):
+            dst[d + e] = _op(code, x[px + e], y[py + e])
+    elif xi == 1 and yi == 0:
+        v = y[py]
+        for e in range(n):
+            dst[d + e] = _op(code, x[px + e], v)
+    elif xi == 0 and yi == 1:
+        u = x[px]
+        for e in range(n):
+            dst[d + e] = _op(code, u, y[py + e])
+    elif xi == 0 and yi == 0:
+        r = _op(code, x[px], y[py])
+        for e in range(n):
+            dst[d + e] = r
+    else:
+        for e in range(n):
+            dst[d + e] = _op(code, x[px + e * xi], y[py + e * yi])
+
+
+@numba.njit(inline="always")
+def _run3(code, dst, d, n, x, px, xi, y, py, yi, z, pz, zi):  # pragma: no cover - compiled
+    """``dst[d + e] = op(x[px + e*xi], y[py + e*yi], z[pz + e*zi])`` for e < n."""
+    if xi == 1 and yi == 1 and zi == 1:
+        for e in range(n):
+            dst[d + e] = _op3(code, x[px + e], y[py + e], z[pz + e])
+    elif xi == 0 and yi == 1 and zi == 0:
+        u, w = x[px], z[pz]
+        for e in range(n):
+            dst[d + e] = _op3(code, u, y[py + e], w)
+    elif xi == 0 and yi == 0 and zi == 1:
+        u, v = x[px], y[py]
+        for e in range(n):
+            dst[d + e] = _op3(code, u, v, z[pz + e])
+    elif xi == 0 and yi == 1 and zi == 1:
+        u = x[px]
+        for e in range(n):
+            dst[d + e] = _op3(code, u, y[py + e], z[pz + e])
+    elif xi == 1 and yi == 0 and zi == 1:
+        v = y[py]
+        for e in range(n):
+            dst[d + e] = _op3(code, x[px + e], v, z[pz + e])
+    elif xi == 1 and yi == 1 and zi == 0:
+        w = z[pz]
+        for e in range(n):
+            dst[d + e] = _op3(code, x[px + e], y[py + e], w)
+    elif xi == 1 and yi == 0 and zi == 0:
+        v, w = y[py], z[pz]
+        for e in range(n):
+            dst[d + e] = _op3(code, x[px + e], v, w)
+    else:
+        for e in range(n):
+            dst[d + e] = _op3(code, x[px + e * xi], y[py + e * yi], z[pz + e * zi])
+
+
+@numba.njit(inline="always")
+def _stream_copy(out, po, src, n):  # pragma: no cover - compiled
+    """``out[po + e] = src[e]`` for e < n, the aligned middle in streamed vectors."""
     size = _u(out.itemsize)
     w = _u(VECTOR) // size
-    k = min(n, ((_u(VECTOR) - (_u(out.ctypes.data) + po * size) % _u(VECTOR)) % _u(VECTOR)) // size)
-    for h in range(k):
-        _store(op, out, po + h, _at(x, xi + h), _at(y, yi + h))
-    while k + w <= n:
-        _stream(op, out, po + k, x, xi + k, y, yi + k)  # type: ignore[call-arg]  # numba gives typingctx
-        k += w
-    for t in range(k, n):
-        _store(op, out, po + t, _at(x, xi + t), _at(y, yi + t))
+    head = min(n, ((_u(VECTOR) - (_u(out.ctypes.data) + po * size) % _u(VECTOR)) % _u(VECTOR)) // size)
+    for e in range(head):
+        out[po + e] = src[e]
+    e = head
+    while e + w <= n:
+        _stream_vector(out, po + e, src, e)  # type: ignore[call-arg]  # numba gives typingctx
+        e += w
+    for t in range(e, n):
+        out[po + t] = src[t]
 
 
-# error_model="numpy": x / 0 is inf or nan, as in numpy, not ZeroDivisionError.  Indices are
-# unsigned (strides are >= 0): numba then skips its negative-index wraparound and LLVM
-# vectorizes the inner loops (each branch has constant inner strides).  ``rows`` calls the
-# inlined body once per op with the op a constant: each copy's loops hold one op (measured, rows
-# of 56 float32 in one thread: 7.5 ms with the op tested in the loops, 6.7 ms this way).
-# Compiled once per dtype, cached on disk.
+@numba.njit(inline="always")
+def _start(t0, shape, strides):  # pragma: no cover - compiled
+    """The offset of row ``t0`` in an array of ``strides`` over the outer ``shape``."""
+    p = _u(0)
+    rest = t0
+    for a in range(shape.size - 1, -1, -1):
+        p += (rest % shape[a]) * strides[a]
+        rest //= shape[a]
+    return p
+
+
+# --------------------------------------------------------------------------- the loops
+#
+# Indices are unsigned (strides are >= 0): numba then skips its negative-index wraparound and
+# LLVM vectorizes the inner loops.  error_model="numpy": x / 0 is inf or nan, as in numpy.
+
+
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
-def rows(op, a, b, out, J, K, as0, as1, as2, bs0, bs1, bs2, t0, t1, stream):  # pragma: no cover - compiled
-    """Rows ``t0 <= t < t1`` of ``out`` (rows of K elements, J rows per outer step):
-    ``out[t*K + k] = a[i*as0 + j*as1 + k*as2] (op) b[i*bs0 + j*bs1 + k*bs2]``, t = i*J + j;
-    ``stream``: streaming stores (for outputs far larger than the caches)."""
-    nj, nk, r0, r1 = _u(J), _u(K), _u(t0), _u(t1)
-    a0, a1, a2, b0, b1, b2 = _u(as0), _u(as1), _u(as2), _u(bs0), _u(bs1), _u(bs2)
-    if op == 0:
-        _rows(0, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, r0, r1, stream)
-    elif op == 1:
-        _rows(1, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, r0, r1, stream)
-    elif op == 2:
-        _rows(2, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, r0, r1, stream)
-    else:
-        _rows(3, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, r0, r1, stream)
+def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1, stream):  # pragma: no cover - compiled
+    """Rows ``t0 <= t < t1`` of ``out`` (rows of K elements over the outer ``shape``):
+    ``out[t*K + e] = op(x[px(t) + e*xi], y[py(t) + e*yi])``, ``px(t)`` the offset of row ``t``
+    by ``xs`` (one stride per outer axis); ``stream``: streaming stores."""
+    numba.literally(code)
+    nk, r0, r1, ni, nj = _u(K), _u(t0), _u(t1), _u(xi), _u(yi)
+    idx = np.empty(shape.size, np.uint64)
+    rest = r0
+    for a in range(shape.size - 1, -1, -1):
+        idx[a] = rest % shape[a]
+        rest //= shape[a]
+    px, py = _start(r0, shape, xs), _start(r0, shape, ys)
+    po = r0 * nk
+    buf = np.empty(BLOCK if stream else 0, out.dtype)
+    for _ in range(r0, r1):
+        if stream:
+            e = _u(0)
+            while e < nk:
+                m = min(_u(BLOCK), nk - e)
+                _run2(code, buf, _u(0), m, x, px + e * ni, ni, y, py + e * nj, nj)
+                _stream_copy(out, po + e, buf, m)
+                e += m
+        else:
+            _run2(code, out, po, nk, x, px, ni, y, py, nj)
+        po += nk
+        for a in range(shape.size - 1, -1, -1):  # the next row: the outer index counts up
+            idx[a] += _u(1)
+            px += xs[a]
+            py += ys[a]
+            if idx[a] < shape[a]:
+                break
+            idx[a] = _u(0)
+            px -= xs[a] * shape[a]
+            py -= ys[a] * shape[a]
     if stream:
         _fence()  # type: ignore[call-arg]  # numba gives an @intrinsic its typingctx
 
 
-@numba.njit(inline="always", error_model="numpy")
-def _rows(op, a, b, out, nj, nk, a0, a1, a2, b0, b1, b2, t0, t1, stream):  # pragma: no cover - compiled
-    i = t0 // nj
-    j = t0 - i * nj
-    po = t0 * nk
-    for _ in range(t0, t1):
-        pa = i * a0 + j * a1
-        pb = i * b0 + j * b1
-        if stream and a2 == 1 and b2 == 1:
-            _streamed(op, out, po, nk, a, pa, b, pb)
-        elif stream and a2 == 1 and b2 == 0:
-            _streamed(op, out, po, nk, a, pa, b[pb], _u(0))
-        elif stream and a2 == 0 and b2 == 1:
-            _streamed(op, out, po, nk, a[pa], _u(0), b, pb)
-        elif a2 == 1 and b2 == 1:  # plain stores: the loops written out (through _streamed's generic
-            for k in range(nk):  # element access LLVM vectorizes short rows 1.5x worse)
-                _store(op, out, po + k, a[pa + k], b[pb + k])
-        elif a2 == 1 and b2 == 0:
-            y = b[pb]
-            for k in range(nk):
-                _store(op, out, po + k, a[pa + k], y)
-        elif a2 == 0 and b2 == 1:
-            x = a[pa]
-            for k in range(nk):
-                _store(op, out, po + k, x, b[pb + k])
+@numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
+def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1, stream):  # pragma: no cover - compiled
+    """:func:`rows2` for ops of three inputs."""
+    numba.literally(code)
+    nk, r0, r1, ni, nj, nl = _u(K), _u(t0), _u(t1), _u(xi), _u(yi), _u(zi)
+    idx = np.empty(shape.size, np.uint64)
+    rest = r0
+    for a in range(shape.size - 1, -1, -1):
+        idx[a] = rest % shape[a]
+        rest //= shape[a]
+    px, py, pz = _start(r0, shape, xs), _start(r0, shape, ys), _start(r0, shape, zs)
+    po = r0 * nk
+    buf = np.empty(BLOCK if stream else 0, out.dtype)
+    for _ in range(r0, r1):
+        if stream:
+            e = _u(0)
+            while e < nk:
+                m = min(_u(BLOCK), nk - e)
+                _run3(code, buf, _u(0), m, x, px + e * ni, ni, y, py + e * nj, nj, z, pz + e * nl, nl)
+                _stream_copy(out, po + e, buf, m)
+                e += m
         else:
-            for k in range(nk):
-                _store(op, out, po + k, a[pa + k * a2], b[pb + k * b2])
+            _run3(code, out, po, nk, x, px, ni, y, py, nj, z, pz, nl)
         po += nk
-        j += _u(1)
-        if j == nj:
-            j = _u(0)
-            i += _u(1)
+        for a in range(shape.size - 1, -1, -1):
+            idx[a] += _u(1)
+            px += xs[a]
+            py += ys[a]
+            pz += zs[a]
+            if idx[a] < shape[a]:
+                break
+            idx[a] = _u(0)
+            px -= xs[a] * shape[a]
+            py -= ys[a] * shape[a]
+            pz -= zs[a] * shape[a]
+    if stream:
+        _fence()  # type: ignore[call-arg]  # numba gives an @intrinsic its typingctx
+
+
+def entry(nin: int, code: int, *args):
+    """The compiled loop of ``nin`` inputs for op ``code`` on arguments of the types of ``args``
+    (compiled, or loaded from numba's disk cache, by this call on them: give it an empty range),
+    as its entry point: a call that skips numba's type dispatch (which, for a literal op code,
+    would type the call again each time: milliseconds).  Its caller passes arguments of exactly
+    these types (numba does not check them there)."""
+    fn = rows2 if nin == 2 else rows3
+    fn(code, *args)
+    signature = (types.literal(code), *(numba.typeof(a) for a in args))
+    return fn.overloads[signature].entry_point
