@@ -1,8 +1,8 @@
 """Issue 18, item 5: no temporary beyond the output.  For every op of the three op tables, a
 large call (2^21 output elements, in bcast's threads) allocates its output and at most 1 MiB
 more; into a given ``out=``, at most 1 MiB.  tracemalloc sees numpy's data allocations (numpy
-reports them to it); the inputs exist before it starts, and one call first warms the pools,
-the scratch and the imports."""
+reports them to it); the inputs exist before it starts, and calls first warm the pools, the
+scratch, the imports and the compiled loops."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import bcast
 import bcast.frameworks.ncnn.ops as bn
 import bcast.frameworks.onnx.ops as bo
 import bcast.frameworks.openvino.ops as bov
+from bcast.run import _kernels
 
 MiB = 1 << 20
 ROWS, COLS = 2048, 1024  # 2^21 elements: at bcast.run.parallel.MIN_ELEMENTS, so two threads run it
@@ -26,7 +27,9 @@ def _arrays(dtype, *shapes, value=2):
 
 
 def _peak(call) -> tuple[int, object]:
-    call()  # warm: imports, the pool's threads, their scratch
+    call()  # warm: imports, the pool's threads, their scratch; a compiled loop is asked for
+    _kernels.wait()  # (compiled in a background thread, whose allocations tracemalloc would see)
+    call()  # the loop, made ready for this call
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()

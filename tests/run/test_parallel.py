@@ -17,7 +17,7 @@ import bcast
 import bcast.frameworks.ncnn.ops
 import bcast.frameworks.onnx.ops
 import bcast.frameworks.openvino.ops
-from bcast.run import _blocked, _fast, _recycle, parallel
+from bcast.run import _blocked, _fast, _kernels, _recycle, parallel
 from bcast.core.errors import BroadcastError, InputError
 from bcast.run.execute import MemoryBudgetError, memory_budget_set, run_plan
 from bcast.rules._cache import PLANS, BoundedCache, plan_key
@@ -236,7 +236,9 @@ def test_thread_count_settings(monkeypatch):
 @pytest.fixture
 def block_everything(monkeypatch):
     """Tiles of 4 elements, tasks of 16, operands read in place from runs of 8: small arrays
-    are blocked (and split in two threads); counts the blocked schedules."""
+    are blocked (and split in two threads); counts the blocked schedules.  The compiled loops are
+    off (they would take float16, for one: tests/run/test_kernels.py tests them)."""
+    monkeypatch.setattr(_kernels, "_kernel", False)
     monkeypatch.setattr(parallel, "MIN_ELEMENTS", 8)
     monkeypatch.setattr(_fast, "SMALL_ELEMENTS", 0)
     monkeypatch.setattr(_blocked, "TILE", 4)

@@ -50,7 +50,7 @@ from ..core.plan import Plan
 from ..core.shapes import static
 from ..rules import infer
 from ..rules._cache import PLANS, BoundedCache
-from . import _blocked, _budget, _kernels, _recycle, parallel
+from . import _budget, _kernels, _recycle, parallel
 from ._budget import check_memory, reserving
 from .out import check_out, overlaps
 
@@ -415,23 +415,9 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     contiguous_out = dtype  # the compiled loop writes only outputs of the op's own dtype
     loop: list = []  # [the compiled loop or None], made ready at the first call
 
-    # numba's loops of bcast.run._kernels.try_run (add, subtract, multiply, divide of float32/64, int32/64)
-    # until prepare() gives them, where run_plan runs them (2 * TILE elements or more, or threads), and where
-    # they beat numpy's own loop in one thread: an input (not a single element) stretched along the last axis
-    # (measured, an Add of 2**18 to 2**22 elements, float32/64, int32/64: channel 0.5-1.0x numpy's time,
-    # column 0.5-0.9x, outer 0.3-0.8x; but row 0.7-1.2x, a scalar 0.8-2.1x, same shapes 0.8-1.7x: there
-    # numpy's loops run contiguous).  bcast.apply's floats run it only under np.errstate(all="ignore")
-    # (numpy would warn): asked first (1 us).
-    legacy = direct in _kernels._UFUNCS and dtype in _kernels._FLOATS + _kernels._INTS \
-        and all(d == dtype for d in dtypes) and inner
-    ask = warn and dtype.kind == "f"
-    big = size >= 2 * _blocked.TILE
 
     def compute(xs, out, n):
-        if direct is not None and (n < 2 or not spread):  # (b) numpy's own loop (or numba's, where faster)
-            if legacy and (big or n > 1) and out.dtype == dtype and not (ask and _warns()) \
-                    and _kernels.try_run(func, [np.broadcast_to(x, shape) for x in xs], out, n) is not None:
-                return
+        if direct is not None and (n < 2 or not spread):  # (b) numpy's own loop
             call_direct(*(xs[::-1] if swapped else xs), out=out)
             return
         views = xs if full else [np.broadcast_to(x, shape) for x in xs]
@@ -480,11 +466,6 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
 
 
 _F16 = np.dtype(np.float16)
-
-
-def _warns() -> bool:
-    """Whether numpy's floating-point errors are not all ignored here (a compiled loop would not warn)."""
-    return any(v != "ignore" for v in np.geterr().values())
 
 
 #: Prepared large calls of :func:`bcast.apply` of a ufunc: (func, rule, dtype, dtype, shape, dtype, shape...)

@@ -7,8 +7,7 @@ the same two threads); float16 is converted one element at a time (~16x
 OpenVINO's, which computes it in float32 registers); and some integer loops
 (int8 ``minimum`` against a scalar, integer division) are scalar.  One compiled
 loop over the output (:mod:`bcast.run._loops`), per thread, runs at the memory
-floor that onnxruntime reaches, and below it for large outputs with streaming
-stores.
+floor that onnxruntime reaches.
 
 What is compiled gives numpy's bits (tests/run compare bytes): the ufuncs
 ``add subtract multiply divide maximum minimum greater greater_equal less
@@ -22,6 +21,8 @@ numpy's floating-point warnings are off; a marked kernel turns them off itself.
 The output is C-contiguous; the inputs are any views with strides >= 0: the axes
 collapse to outer axes (any number) times one inner run, which each thread
 takes in whole rows (a single long run is cut so that threads get rows).
+The loop runs where it beats numpy's own (:data:`STRETCHED_MIN` says where,
+as measured).
 
 **The first call does not wait for numba.**  A loop is compiled on its first
 use in one background thread (numba's import and the compile take seconds on a
@@ -66,12 +67,21 @@ _IDIV, _WHERE, _SUM, _MEAN, _HALF = 12, 20, 21, 22, 100
 _F16 = np.dtype(np.float16)
 _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                              np.uint32, np.uint64, np.float16, np.float32, np.float64))
-#: Outputs of this many bytes or more, in rows of STREAM_ROW_BYTES or more, are written with streaming
-#: stores (bcast.run._loops).  Short rows are not: a row's unaligned ends are plain stores to the cache lines
-#: the next row's streamed vectors share, and each such mix costs a trip to memory (measured: rows of
-#: 56 float32 streamed, 16x slower than plain stores).
-STREAM_BYTES = 8 << 20
-STREAM_ROW_BYTES = 4096
+#: Where the compiled loop runs instead of numpy's own (output elements; measured in one thread, an Add,
+#: a Greater and a Maximum on float16/32/64, int8, uint8, int32, int64, in same-shape, scalar, row, column,
+#: outer and channel broadcasts, 2**12 to 2**22 elements; geomeans of the loop's time / numpy's):
+#: float16 always (0.02-0.5: numpy converts each element); an input stretched along the output's last
+#: axis (column, outer, channel) from 2**17 (1.0-1.3 at 2**16, 0.45-0.6 at 2**18); else (numpy's
+#: contiguous loops: same shape, a scalar, rows) from :data:`bcast.run.parallel.MIN_ELEMENTS`, where
+#: threads pay (one thread: 0.7-1.2 at 2**18-2**22); one-byte integers from 2**22 (numpy's int8 loops
+#: are as fast as LLVM's below: 1.6 at 2**18, 1.05 at 2**20, 0.7 at 2**22); the kernels that numpy
+#: computes in several passes (where, mean, three inputs, integer division) from 2**14.
+STRETCHED_MIN = 1 << 17
+ONE_BYTE_MIN = 1 << 22
+PASSES_MIN = 1 << 14
+#: The loop splits among threads from this many output elements (measured, one against two threads of
+#: the loop: 2.8x slower at 2**18, 1.27x at 2**20, 0.78x at 2**22: a task costs tens of microseconds).
+THREADS_MIN = 1 << 21
 #: A single run is cut into rows of at least this many elements when threads need rows to share.
 MIN_ROW = 1024
 
@@ -183,11 +193,11 @@ def _cut(found, parts: int):
 class Loop:
     """A compiled loop made ready for one call signature (see :func:`prepare`)."""
 
-    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes")
+    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "size")
 
-    def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
+    def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, size: int) -> None:
         self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
-        self.swapped, self.nbytes = swapped, nbytes
+        self.swapped, self.size = swapped, size
         self.cuts: dict = {}
         self.fn: Any = None
 
@@ -207,14 +217,15 @@ class Loop:
             arrays = arrays[::-1]
         flat = [_flat1(a, self.half) for a in arrays]
         o = out.reshape(-1)
-        _go(fn, self.code, o.view(np.uint16) if o.dtype == _F16 else o, flat, self._layout(threads), threads)
+        n = threads if self.size >= THREADS_MIN else 1
+        _go(fn, self.code, o.view(np.uint16) if o.dtype == _F16 else o, flat, self._layout(n), n)
         return True
 
     def _layout(self, threads: int):
         found = self.cuts.get(threads)
         if found is None:
             found = self.cuts[threads] = _arrays(_cut(self.found, threads * _pool.CHUNKS_PER_THREAD
-                                                      if threads > 1 else 1), self.nbytes)
+                                                      if threads > 1 else 1))
         return found
 
 
@@ -226,27 +237,37 @@ def _flat1(a: np.ndarray, half: bool) -> np.ndarray:
     return v
 
 
-def _arrays(found, nbytes: int):
-    """A :func:`layout` as the loop takes it: uint64 arrays; and whether to stream."""
+def _arrays(found):
+    """A :func:`layout` as the loop takes it: uint64 arrays, and its row count."""
     outer, k, ops = found
     shape = np.array(outer, np.uint64)
     operands = [(np.array(s, np.uint64), i) for s, i in ops]
-    itemsize = nbytes // max(1, math.prod(outer) * k)
-    stream = nbytes >= STREAM_BYTES and k * itemsize >= STREAM_ROW_BYTES
-    return shape, k, operands, int(math.prod(outer)), stream
+    return shape, k, operands, int(math.prod(outer))
 
 
 def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> None:
-    shape, k, operands, rows, stream = arranged
+    shape, k, operands, rows = arranged
     args: list = [code, out, k, shape]
     for x, (s, i) in zip(flat, operands):
         args += (x, s, i)
     if threads < 2 or rows < 2:
-        fn(*args, 0, rows, stream)
+        fn(*args, 0, rows)
         return
     tasks = min(rows, threads * _pool.CHUNKS_PER_THREAD)
     bounds = [rows * t // tasks for t in range(tasks + 1)]
-    _pool.run_tasks(threads, tasks, lambda t, _: fn(*args, bounds[t], bounds[t + 1], stream))
+    _pool.run_tasks(threads, tasks, lambda t, _: fn(*args, bounds[t], bounds[t + 1]))
+
+
+def _pays(code: int, value: np.dtype, found, size: int) -> bool:
+    """Whether the compiled loop beats numpy's own here (:data:`STRETCHED_MIN` and the others)."""
+    if value == _F16:
+        return True
+    if code % _HALF >= _IDIV or len(found[2]) == 3:
+        return size >= PASSES_MIN
+    if value.itemsize == 1:
+        return size >= ONE_BYTE_MIN
+    stretched = any(inner == 0 and any(outer) for outer, inner in found[2])
+    return size >= (STRETCHED_MIN if stretched else THREADS_MIN)
 
 
 def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | None:
@@ -271,10 +292,10 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     if swapped:
         strides, dtypes = strides[::-1], dtypes[::-1]
     found = layout(strides, shape)
-    if found is None:  # pragma: no cover - C-contiguous strides are never negative
+    size = math.prod(shape)
+    if found is None or not _pays(code, dtypes[-1], found, size):
         return None
-    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
-                math.prod(shape) * dtype.itemsize)
+    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped, size)
 
 
 def _c_strides(aligned: tuple, shape: tuple) -> tuple:
@@ -311,17 +332,17 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         views, dtypes = views[::-1], dtypes[::-1]
     steps = [tuple(s // v.itemsize for s in v.strides) for v in views]
     found = layout(steps, out.shape)
-    if found is None:
+    if found is None or not _pays(code, dtypes[-1], found, out.size):
         return None
     fn = _ready(_key(code, dtypes, out.dtype))
     if fn is None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
     o = out.reshape(-1)
+    n = n if out.size >= THREADS_MIN else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:
-        _go(fn, code, o.view(np.uint16) if o.dtype == _F16 else o, flat,
-            _arrays(_cut(found, parts), out.nbytes), n)
+        _go(fn, code, o.view(np.uint16) if o.dtype == _F16 else o, flat, _arrays(_cut(found, parts)), n)
     except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
         return None
     return out
@@ -383,8 +404,10 @@ def _import():
 
 def _ready(key: tuple):
     """The compiled loop of ``key`` if it is ready; else None, its compile requested."""
+    if _kernel is False:  # turned off (BCAST_KERNELS=0, no numba, a child forked mid-compile)
+        return None
     fn = _compiled.get(key)
-    if fn is not None or _kernel is False:
+    if fn is not None:
         return fn
     if key in _failed:
         return None
@@ -429,7 +452,7 @@ def _compile(key: tuple) -> None:
     for e in empty:
         args += (e, strides, 0)
     try:
-        _compiled[key] = loops.entry(nin, *args, 0, 0, False)
+        _compiled[key] = loops.entry(nin, *args, 0, 0)
     except Exception:  # numba could not compile it: numpy's loops run
         _failed.add(key)
 

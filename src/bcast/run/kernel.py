@@ -33,7 +33,8 @@ import numpy as np
 
 from .out import overlaps
 
-__all__ = ["LOOPS", "Marks", "elementwise", "is_elementwise", "loop_of", "natural_ufunc", "std_max", "std_min", "ufunc_kernel", "ufunc_of"]
+__all__ = ["LOOPS", "Marks", "elementwise", "is_elementwise", "loop_of", "natural_ufunc", "std_max", "std_min",
+           "ufunc_kernel", "ufunc_of"]
 
 _ATTR = "_bcast_kernel"
 
