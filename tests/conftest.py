@@ -16,6 +16,17 @@ pytest.register_assert_rewrite("support")  # a helper's failed assert shows its 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+@pytest.fixture(autouse=True)
+def _no_compile_under_way():
+    """A test starts once every compiled loop an earlier test asked for is ready: numba compiles them in a
+    background thread (bcast.run._kernels), whose allocations tracemalloc would count and whose CPU a
+    timing-sensitive test would share.  Free when nothing is being compiled."""
+    kernels = sys.modules.get("bcast.run._kernels")
+    if kernels is not None:
+        kernels.wait()
+    yield
+
+
 def pytest_collection_modifyitems(config, items):
     unstable = [item.nodeid for item in items if _ADDRESS.search(item.nodeid)]
     if unstable:  # pytest -n refuses a run whose workers collect different ids

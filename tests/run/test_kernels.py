@@ -82,7 +82,7 @@ def compiled_here(monkeypatch):
     """Loops compile in the calling thread (a loop asked for is ready) and run at every size, in
     several threads where asked."""
     monkeypatch.setattr(_kernels, "BACKGROUND", False)
-    for name in ("STRETCHED_MIN", "ONE_BYTE_MIN", "PASSES_MIN", "THREADS_MIN"):
+    for name in ("BROADCAST_MIN", "CONTIGUOUS_MIN", "ONE_BYTE_MIN", "PASSES_MIN", "THREADS_BYTES"):
         monkeypatch.setattr(_kernels, name, 0)
 
 

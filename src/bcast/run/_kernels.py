@@ -21,7 +21,7 @@ numpy's floating-point warnings are off; a marked kernel turns them off itself.
 The output is C-contiguous; the inputs are any views with strides >= 0: the axes
 collapse to outer axes (any number) times one inner run, which each thread
 takes in whole rows (a single long run is cut so that threads get rows).
-The loop runs where it beats numpy's own (:data:`STRETCHED_MIN` says where,
+The loop runs where it beats numpy's own (:data:`BROADCAST_MIN` says where,
 as measured).
 
 **The first call does not wait for numba.**  A loop is compiled on its first
@@ -70,18 +70,21 @@ _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int
 #: Where the compiled loop runs instead of numpy's own (output elements; measured in one thread, an Add,
 #: a Greater and a Maximum on float16/32/64, int8, uint8, int32, int64, in same-shape, scalar, row, column,
 #: outer and channel broadcasts, 2**12 to 2**22 elements; geomeans of the loop's time / numpy's):
-#: float16 always (0.02-0.5: numpy converts each element); an input stretched along the output's last
-#: axis (column, outer, channel) from 2**17 (1.0-1.3 at 2**16, 0.45-0.6 at 2**18); else (numpy's
-#: contiguous loops: same shape, a scalar, rows) from :data:`bcast.run.parallel.MIN_ELEMENTS`, where
-#: threads pay (one thread: 0.7-1.2 at 2**18-2**22); one-byte integers from 2**22 (numpy's int8 loops
-#: are as fast as LLVM's below: 1.6 at 2**18, 1.05 at 2**20, 0.7 at 2**22); the kernels that numpy
-#: computes in several passes (where, mean, three inputs, integer division) from 2**14.
-STRETCHED_MIN = 1 << 17
-ONE_BYTE_MIN = 1 << 22
+#: float16 always (0.02-0.4: numpy converts each element); a broadcast (row, column, outer, channel:
+#: an input with a stride-0 axis that is not a single value) from 2**14 (0.7-1.0 there, 0.15-0.4 from
+#: 2**18; 1.4-1.7 at 2**12); same shapes and scalars (numpy's contiguous loops) from 2**16 (0.6-0.9;
+#: 1.3-1.8 at 2**14); one-byte integers from 2**18 (numpy's int8 loops are as fast as LLVM's below:
+#: 2.3 at 2**14, 1.25 at 2**16, 0.75 at 2**18); the kernels numpy computes in several passes (where,
+#: mean, three inputs, integer division) from 2**14.  Below, a call of the loop costs more than numpy's
+#: (~2 us: the arguments of the compiled function).
+BROADCAST_MIN = 1 << 14
+CONTIGUOUS_MIN = 1 << 16
+ONE_BYTE_MIN = 1 << 18
 PASSES_MIN = 1 << 14
-#: The loop splits among threads from this many output elements (measured, one against two threads of
-#: the loop: 2.8x slower at 2**18, 1.27x at 2**20, 0.78x at 2**22: a task costs tens of microseconds).
-THREADS_MIN = 1 << 21
+#: The loop splits among threads from outputs (or inputs) of this many bytes (measured, two threads of the
+#: loop against one: float32 4.1x slower at 2**18 elements, 1.8x at 2**20, 0.71x at 2**22 (16 MiB);
+#: float64 0.64x at 32 MiB; int8 1.8x at 4 MiB; a task costs tens of microseconds in the pool).
+THREADS_BYTES = 16 << 20
 #: A single run is cut into rows of at least this many elements when threads need rows to share.
 MIN_ROW = 1024
 
@@ -193,11 +196,11 @@ def _cut(found, parts: int):
 class Loop:
     """A compiled loop made ready for one call signature (see :func:`prepare`)."""
 
-    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "size")
+    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes")
 
-    def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, size: int) -> None:
+    def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
         self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
-        self.swapped, self.size = swapped, size
+        self.swapped, self.nbytes = swapped, nbytes
         self.cuts: dict = {}
         self.fn: Any = None
 
@@ -217,7 +220,7 @@ class Loop:
             arrays = arrays[::-1]
         flat = [_flat1(a, self.half) for a in arrays]
         o = out.reshape(-1)
-        n = threads if self.size >= THREADS_MIN else 1
+        n = threads if self.nbytes >= THREADS_BYTES else 1
         _go(fn, self.code, o.view(np.uint16) if o.dtype == _F16 else o, flat, self._layout(n), n)
         return True
 
@@ -259,15 +262,20 @@ def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> N
 
 
 def _pays(code: int, value: np.dtype, found, size: int) -> bool:
-    """Whether the compiled loop beats numpy's own here (:data:`STRETCHED_MIN` and the others)."""
+    """Whether the compiled loop beats numpy's own here (:data:`BROADCAST_MIN` and the others)."""
     if value == _F16:
         return True
     if code % _HALF >= _IDIV or len(found[2]) == 3:
         return size >= PASSES_MIN
     if value.itemsize == 1:
         return size >= ONE_BYTE_MIN
-    stretched = any(inner == 0 and any(outer) for outer, inner in found[2])
-    return size >= (STRETCHED_MIN if stretched else THREADS_MIN)
+    broadcast = any(0 in outer + (inner,) and any(outer + (inner,)) for outer, inner in found[2])
+    return size >= (BROADCAST_MIN if broadcast else CONTIGUOUS_MIN)
+
+
+def _nbytes(size: int, dtypes: tuple, dtype: np.dtype) -> int:
+    """What a call moves, as the thread threshold counts it: its largest array's bytes."""
+    return size * max(d.itemsize for d in (*dtypes, dtype))
 
 
 def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | None:
@@ -295,7 +303,8 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     size = math.prod(shape)
     if found is None or not _pays(code, dtypes[-1], found, size):
         return None
-    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped, size)
+    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
+                _nbytes(size, dtypes, dtype))
 
 
 def _c_strides(aligned: tuple, shape: tuple) -> tuple:
@@ -339,7 +348,7 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
     o = out.reshape(-1)
-    n = n if out.size >= THREADS_MIN else 1
+    n = n if _nbytes(out.size, dtypes, out.dtype) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:
         _go(fn, code, o.view(np.uint16) if o.dtype == _F16 else o, flat, _arrays(_cut(found, parts)), n)
@@ -459,6 +468,8 @@ def _compile(key: tuple) -> None:
 
 def wait(timeout: float | None = None) -> bool:
     """Block until every loop requested so far is compiled (or has failed); False on timeout."""
+    if not _jobs.unfinished_tasks:
+        return True
     done = threading.Event()
 
     def joined() -> None:
