@@ -325,7 +325,7 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
     A large output (not ``prepared.small``) runs as :func:`large` runs ``func`` (the kernel as
     :func:`bcast.run.execute.run_plan` applies it to the views); without ``func``: MISS.
     ``dtypes``: the inputs' (the ufunc runs without ``np.errstate`` where it cannot warn: :func:`silent`)."""
-    if not prepared.small:
+    if not prepared.small or (func is not None and _compiled(prepared, func, dtype, dtypes)):
         return MISS if func is None else large(prepared, func, dtype, ufunc, dtypes, swapped=swapped)
     shape, native, arrays = static(prepared.plan.shape), prepared.native, prepared.arrays
     reverse = swapped and ufunc is not None
@@ -358,6 +358,16 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
         return out
 
     return run
+
+
+def _compiled(prepared: Prepared, func: Callable, dtype: Any, dtypes: tuple) -> bool:
+    """Whether a compiled loop computes this small call faster than numpy (float16, the kernels of
+    several passes: :data:`bcast.run._kernels.PASSES_MIN`): then it runs as a large one does."""
+    plan = prepared.plan
+    if not dtypes or len(dtypes) != len(plan.inputs):
+        return False
+    aligned = tuple(static(plan.aligned_shape(i)) for i in range(len(plan.inputs)))
+    return _kernels.prepare(func, dtypes, aligned, static(plan.shape), dtype) is not None
 
 
 _SAME = object()

@@ -64,6 +64,7 @@ _BINARY = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "m
 _ARITH = (0, 1, 2, 3)  # numpy warns on these for floats (overflow, invalid, division by zero)
 _COMPARE = range(6, 12)
 _IDIV, _WHERE, _SUM, _MEAN, _HALF = 12, 20, 21, 22, 100
+_MARKED = 1000  # added by _code for a marked kernel's loop; taken off before the code reaches the loop
 _F16 = np.dtype(np.float16)
 _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                              np.uint32, np.uint64, np.float16, np.float32, np.float64))
@@ -75,12 +76,13 @@ _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int
 #: 2**18; 1.4-1.7 at 2**12); same shapes and scalars (numpy's contiguous loops) from 2**16 (0.6-0.9;
 #: 1.3-1.8 at 2**14); one-byte integers from 2**18 (numpy's int8 loops are as fast as LLVM's below:
 #: 2.3 at 2**14, 1.25 at 2**16, 0.75 at 2**18); the kernels numpy computes in several passes (where,
-#: mean, three inputs, integer division) from 2**14.  Below, a call of the loop costs more than numpy's
-#: (~2 us: the arguments of the compiled function).
+#: sum, mean, max, min, three inputs, integer division) at every size (a call of the loop costs ~2 us,
+#: the arguments of the compiled function; numpy's passes and their Python cost more: a two-input ONNX
+#: Max of 2**10 float32 elements 7.5 us against onnxruntime's 4.5).
 BROADCAST_MIN = 1 << 14
 CONTIGUOUS_MIN = 1 << 16
 ONE_BYTE_MIN = 1 << 18
-PASSES_MIN = 1 << 14
+PASSES_MIN = 0
 #: The loop splits among threads from outputs (or inputs) of this many bytes (measured, two threads of the
 #: loop against one: float32 4.1x slower at 2**18 elements, 1.8x at 2**20, 0.71x at 2**22 (16 MiB);
 #: float64 0.64x at 32 MiB; int8 1.8x at 4 MiB; a task costs tens of microseconds in the pool).
@@ -98,7 +100,8 @@ BACKGROUND = True
 
 def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
     """(op code of bcast.run._loops, swapped) of ``func`` on inputs of ``dtypes`` into ``dtype``,
-    or None when no compiled loop computes it."""
+    or None when no compiled loop computes it.  A kernel marked with a loop (``sum``, ``max``...)
+    gets the code plus :data:`_MARKED`: its numpy form is more than one ufunc call."""
     if not all(d in _SUPPORTED for d in dtypes) or dtype not in _SUPPORTED:
         return None
     swapped, loop = False, None
@@ -112,7 +115,7 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
     n = len(dtypes)
     if loop == "where":
         ok = n == 3 and dtypes[0] == np.dtype(bool) and dtypes[1] == dtypes[2] == dtype
-        return (_WHERE, False) if ok else None
+        return (_WHERE + _MARKED, False) if ok else None
     if n not in (2, 3) or any(d != dtypes[0] for d in dtypes[1:]):
         return None
     value = dtypes[0]
@@ -121,11 +124,11 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
         if value != dtype or value.kind == "b" or (loop == "mean" and value.kind != "f"):
             return None
         code = {"sum": (_BINARY["add"], _SUM), "mean": (_MEAN, _MEAN), "max": (4, 4), "min": (5, 5)}[loop][n - 2]
-        return code + half, False
+        return code + half + _MARKED, False
     if n != 2:
         return None
     if loop == "div":
-        code = _IDIV if value.kind in "iu" else _BINARY["divide"]
+        code = (_IDIV if value.kind in "iu" else _BINARY["divide"]) + _MARKED
     else:
         code = _BINARY.get(name, -1)
     if code < 0:
@@ -261,11 +264,12 @@ def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> N
     _pool.run_tasks(threads, tasks, lambda t, _: fn(*args, bounds[t], bounds[t + 1]))
 
 
-def _pays(code: int, value: np.dtype, found, size: int) -> bool:
-    """Whether the compiled loop beats numpy's own here (:data:`BROADCAST_MIN` and the others)."""
+def _pays(code: int, value: np.dtype, found, size: int, marked: bool) -> bool:
+    """Whether the compiled loop beats numpy's own here (:data:`BROADCAST_MIN` and the others);
+    ``marked``: a kernel marked with a loop, whose numpy form is more than one ufunc call."""
     if value == _F16:
         return True
-    if code % _HALF >= _IDIV or len(found[2]) == 3:
+    if marked or code % _HALF >= _IDIV or len(found[2]) == 3:
         return size >= PASSES_MIN
     if value.itemsize == 1:
         return size >= ONE_BYTE_MIN
@@ -296,12 +300,13 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     if spec is None or math.prod(shape) == 0:
         return None
     code, swapped = spec
+    marked, code = code >= _MARKED, code % _MARKED
     strides = [_c_strides(s, shape) for s in shapes]
     if swapped:
         strides, dtypes = strides[::-1], dtypes[::-1]
     found = layout(strides, shape)
     size = math.prod(shape)
-    if found is None or not _pays(code, dtypes[-1], found, size):
+    if found is None or not _pays(code, dtypes[-1], found, size, marked):
         return None
     return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
                 _nbytes(size, dtypes, dtype))
@@ -333,6 +338,7 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     if spec is None or overlaps(out, views):
         return None
     code, swapped = spec
+    marked, code = code >= _MARKED, code % _MARKED
     if _warns(func, code, dtypes) and not _quiet():
         return None
     if any(s % v.itemsize for v in views for s in v.strides) or not all(v.flags.aligned for v in views):
@@ -341,7 +347,7 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         views, dtypes = views[::-1], dtypes[::-1]
     steps = [tuple(s // v.itemsize for s in v.strides) for v in views]
     found = layout(steps, out.shape)
-    if found is None or not _pays(code, dtypes[-1], found, out.size):
+    if found is None or not _pays(code, dtypes[-1], found, out.size, marked):
         return None
     fn = _ready(_key(code, dtypes, out.dtype))
     if fn is None:
