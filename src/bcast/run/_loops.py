@@ -317,6 +317,17 @@ def _run3(code, dst, d, n, x, px, xi, y, py, yi, z, pz, zi):  # pragma: no cover
 
 
 @numba.njit(inline="always")
+def _index(t0, shape):  # pragma: no cover - compiled
+    """The outer index of row ``t0`` (over the outer ``shape``), as an array the loop counts up."""
+    idx = np.empty(shape.size, np.uint64)
+    rest = t0
+    for a in range(shape.size - 1, -1, -1):
+        idx[a] = rest % shape[a]
+        rest //= shape[a]
+    return idx
+
+
+@numba.njit(inline="always")
 def _start(t0, shape, strides):  # pragma: no cover - compiled
     """The offset of row ``t0`` in an array of ``strides`` over the outer ``shape``."""
     p = _u(0)
@@ -341,11 +352,7 @@ def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cove
     by ``xs`` (one stride per outer axis)."""
     numba.literally(code)
     nk, r0, r1, ni, nj = _u(K), _u(t0), _u(t1), _u(xi), _u(yi)
-    idx = np.empty(shape.size, np.uint64)
-    rest = r0
-    for a in range(shape.size - 1, -1, -1):
-        idx[a] = rest % shape[a]
-        rest //= shape[a]
+    idx = _index(r0, shape)
     px, py = _start(r0, shape, xs), _start(r0, shape, ys)
     po = r0 * nk
     for _ in range(r0, r1):
@@ -367,11 +374,7 @@ def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # prag
     """:func:`rows2` for ops of three inputs."""
     numba.literally(code)
     nk, r0, r1, ni, nj, nl = _u(K), _u(t0), _u(t1), _u(xi), _u(yi), _u(zi)
-    idx = np.empty(shape.size, np.uint64)
-    rest = r0
-    for a in range(shape.size - 1, -1, -1):
-        idx[a] = rest % shape[a]
-        rest //= shape[a]
+    idx = _index(r0, shape)
     px, py, pz = _start(r0, shape, xs), _start(r0, shape, ys), _start(r0, shape, zs)
     po = r0 * nk
     for _ in range(r0, r1):
