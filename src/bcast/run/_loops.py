@@ -49,7 +49,7 @@ _u = np.uint64
 #: added to an op's code: its arrays hold float16 bits (uint16)
 HALF = 100
 
-# the op codes (bcast.run._kernels.CODES names them)
+# the op codes (bcast.run._kernels._BINARY names the ufuncs' and maps the marked loops to these)
 ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV = range(13)
 WHERE, SUM, MEAN = 20, 21, 22
 
