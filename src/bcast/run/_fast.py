@@ -325,8 +325,12 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
     A large output (not ``prepared.small``) runs as :func:`large` runs ``func`` (the kernel as
     :func:`bcast.run.execute.run_plan` applies it to the views); without ``func``: MISS.
     ``dtypes``: the inputs' (the ufunc runs without ``np.errstate`` where it cannot warn: :func:`silent`)."""
-    if not prepared.small or (func is not None and _compiled(prepared, func, dtype, dtypes)):
+    if not prepared.small:
         return MISS if func is None else large(prepared, func, dtype, ufunc, dtypes, swapped=swapped)
+    if func is not None:
+        loop = _small_loop(prepared, func, dtype, dtypes)
+        if loop is not None:
+            return large(prepared, func, dtype, ufunc, dtypes, swapped=swapped, loop=loop)
     shape, native, arrays = static(prepared.plan.shape), prepared.native, prepared.arrays
     reverse = swapped and ufunc is not None
     full = native and all(s == shape for s in prepared.plan.inputs)  # every input has the output's shape
@@ -360,21 +364,22 @@ def runner(prepared: Prepared, kernel: Callable, dtype: Any, ufunc: np.ufunc | N
     return run
 
 
-def _compiled(prepared: Prepared, func: Callable, dtype: Any, dtypes: tuple) -> bool:
-    """Whether a compiled loop computes this small call faster than numpy (float16, the kernels of
-    several passes: :data:`bcast.run._kernels.PASSES_MIN`): then it runs as a large one does."""
+def _small_loop(prepared: Prepared, func: Callable, dtype: Any, dtypes: tuple) -> Any:
+    """The compiled loop of a small call where it is faster than numpy (float16, the marked kernels:
+    :func:`bcast.run._kernels.prepare` says), else None; with one, the call runs as a large one does."""
     plan = prepared.plan
     if not dtypes or len(dtypes) != len(plan.inputs):
-        return False
+        return None
     aligned = tuple(static(plan.aligned_shape(i)) for i in range(len(plan.inputs)))
-    return _kernels.prepare(func, dtypes, aligned, static(plan.shape), dtype) is not None
+    return _kernels.prepare(func, dtypes, aligned, static(plan.shape), dtype)
 
 
 _SAME = object()
 
 
 def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None, dtypes: tuple, *,
-          swapped: bool = False, out_dtype: Any = _SAME, budget_dtype: Any = _SAME, warn: bool = False) -> Callable:
+          swapped: bool = False, out_dtype: Any = _SAME, budget_dtype: Any = _SAME, warn: bool = False,
+          loop: Any = _SAME) -> Callable:
     """``run(inputs, out)`` of a prepared call of any size: what :func:`bcast.run.execute.run_plan`
     does with ``func`` (the kernel it applies to the views, ``func(*views, out=out)``), the same
     values and errors, less what depends only on the key (op, dtypes, shapes), done here once.
@@ -382,8 +387,8 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     Per call: ``out`` checked (against ``out_dtype``, default ``dtype``; None: any dtype numpy
     casts into), or the memory budget asked for an output of ``budget_dtype`` (default ``dtype``)
     and reserved while the call runs (:func:`bcast.run._budget.reserving`, as run_plan); then, in
-    order: (a) the compiled loop of the key (:func:`bcast.run._kernels.prepare`, made ready at the
-    first call), where the arrays and ``out`` are C-contiguous and share no memory; (b) numpy's own
+    order: (a) the compiled loop of the key (``loop``; default :func:`bcast.run._kernels.prepare`'s),
+    where the arrays and ``out`` are C-contiguous and share no memory; (b) numpy's own
     ``ufunc`` on the arrays (reshaped where numpy would not align them as the plan does), where
     ``func`` computes a ufunc and numpy can broadcast as the plan does, when the op runs in one thread
     (:func:`bcast.run.parallel.split_threads`), or in several but with an input stretched along the
@@ -422,9 +427,7 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
     spread = dtype == _F16 or not inner  # (b) or (c) in several threads
     call_direct: Any = direct if direct is None or warn or silent(direct, dtypes) else quieted(direct)
     light = direct is not None and size * np.dtype(budget_dtype).itemsize <= _budget.SMALL
-    contiguous_out = dtype  # the compiled loop writes only outputs of the op's own dtype
-    loop: list = []  # [the compiled loop or None], made ready at the first call
-
+    ready = _kernels.prepare(func, dtypes, tuple(aligned), shape, dtype) if loop is _SAME else loop
 
     def compute(xs, out, n):
         if direct is not None and (n < 2 or not spread):  # (b) numpy's own loop
@@ -445,10 +448,8 @@ def large(prepared: Prepared, func: Callable, dtype: Any, ufunc: np.ufunc | None
             given = True
         xs = [x.reshape(a) if r else x for x, r, a in zip(inputs, reshape, aligned)]
         n = parallel.split_threads(size, dtype)
-        if not loop:
-            loop.append(_kernels.prepare(func, dtypes, tuple(aligned), shape, dtype))
-        ready = loop[0]
-        if ready is not None and type(out) is np.ndarray and out.dtype == contiguous_out and out.flags.c_contiguous \
+        # (a) the compiled loop writes only outputs of the op's own dtype
+        if ready is not None and type(out) is np.ndarray and out.dtype == dtype and out.flags.c_contiguous \
                 and all(x.flags.c_contiguous for x in xs) and not (given and overlaps(out, xs)) \
                 and ready.run(xs, out, n):  # (a)
             return out

@@ -42,6 +42,7 @@ fresh cache; a loop loaded from numba's disk cache, ~0.1 s); until it is ready
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import os
@@ -293,7 +294,7 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     and ``dtype``, sharing no memory with them (the caller checks all of this); ``threads``
     threads.  It returns False when the loop is not ready (being compiled in the background,
     or numba failed): nothing was written, numpy's path runs instead."""
-    if _kernel is False or not _env.switch("BCAST_KERNELS") or importlib.util.find_spec("numba") is None:
+    if _kernel is False or not _env.switch("BCAST_KERNELS") or not _numba_installed():
         return None
     dtypes, dtype = tuple(np.dtype(d) for d in dtypes), np.dtype(dtype)
     spec = _code(func, dtypes, dtype)
@@ -310,6 +311,13 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
         return None
     return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
                 _nbytes(size, dtypes, dtype))
+
+
+@functools.cache
+def _numba_installed() -> bool:
+    """Whether numba can be imported (asked once: a search of the import path; it is imported only
+    when a loop is first compiled)."""
+    return importlib.util.find_spec("numba") is not None
 
 
 def _c_strides(aligned: tuple, shape: tuple) -> tuple:
