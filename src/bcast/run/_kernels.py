@@ -223,9 +223,8 @@ class Loop:
         if self.swapped:
             arrays = arrays[::-1]
         flat = [_flat1(a, self.half) for a in arrays]
-        o = out.reshape(-1)
         n = threads if self.nbytes >= THREADS_BYTES else 1
-        _go(fn, self.code, o.view(np.uint16) if o.dtype == _F16 else o, flat, self._layout(n), n)
+        _go(fn, self.code, out, flat, self._layout(n), n)
         return True
 
     def _layout(self, threads: int):
@@ -253,8 +252,11 @@ def _arrays(found):
 
 
 def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> None:
+    """The loop ``fn`` into ``out`` (C-contiguous; float16 as its bits) from the 1-D ``flat`` inputs,
+    in rows shared among ``threads``."""
     shape, k, operands, rows = arranged
-    args: list = [code, out, k, shape]
+    o = out.reshape(-1)
+    args: list = [code, o.view(np.uint16) if o.dtype == _F16 else o, k, shape]
     for x, (s, i) in zip(flat, operands):
         args += (x, s, i)
     if threads < 2 or rows < 2:
@@ -361,11 +363,10 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     if fn is None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
-    o = out.reshape(-1)
     n = n if _nbytes(out.size, dtypes, out.dtype) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:
-        _go(fn, code, o.view(np.uint16) if o.dtype == _F16 else o, flat, _arrays(_cut(found, parts)), n)
+        _go(fn, code, out, flat, _arrays(_cut(found, parts)), n)
     except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
         return None
     return out
