@@ -236,10 +236,13 @@ class Loop:
 
 
 def _flat1(a: np.ndarray, half: bool) -> np.ndarray:
+    """``a`` as the loop reads it: 1-D, float16 as its bits.  Writeable or not: the loop is compiled
+    for read-only inputs (:func:`_compile`) and called through its entry point, which takes either
+    (one data model; numba's type check is what the entry point skips), and it writes no input.
+    Setting the flag on each call cost 0.3 us an input."""
     v = a.reshape(-1)
     if half and v.dtype == _F16:
         v = v.view(np.uint16)
-    v.flags.writeable = False  # one compiled signature: inputs read-only
     return v
 
 

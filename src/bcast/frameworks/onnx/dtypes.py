@@ -18,6 +18,7 @@ BOOL = frozenset({"bool"})
 ALL = FLOATS | INTS | BOOL | {"complex64", "complex128", "string"}
 
 _NUMPY_NAMES = {"float32": "float", "float64": "double"}  # else numpy's name is ONNX's
+_NAMES: dict[np.dtype, str] = {}  # dtype -> its ONNX name, as computed once
 
 
 def onnx_type(dtype: Any) -> str:
@@ -28,9 +29,12 @@ def onnx_type(dtype: Any) -> str:
     ('double', 'uint8', 'string')
     """
     dt = np.dtype(dtype)
-    if dt.kind in "OUS":
-        return "string"
-    return _NUMPY_NAMES.get(dt.name, dt.name)
+    name = _NAMES.get(dt)
+    if name is None:  # numpy's dtype.name is computed in Python each time: microseconds
+        name = "string" if dt.kind in "OUS" else _NUMPY_NAMES.get(dt.name, dt.name)
+        if len(_NAMES) < 256:
+            _NAMES[dt] = name
+    return name
 
 
 def is_float(dtype: Any) -> bool:
