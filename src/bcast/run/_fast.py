@@ -378,7 +378,7 @@ def viewer(shape: tuple, aligned: list) -> Callable:
     >>> a.shape, a.strides, a.tolist(), b is y
     ((2, 3), (0, 8), [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]], True)
     """
-    plans = []
+    plans: list[tuple | None] = []
     for a in aligned:
         if tuple(a) == tuple(shape):
             plans.append(None)
