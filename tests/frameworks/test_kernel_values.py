@@ -270,12 +270,13 @@ def _loop_div(a, b):
 
 
 LOOP_SEMANTICS = {"where": _loop_where, "sum": _loop_fold(np.add), "mean": _loop_mean,
-                  "max": _loop_fold(np.maximum), "min": _loop_fold(np.minimum), "div": _loop_div}
+                  "max": _loop_fold(np.maximum), "min": _loop_fold(np.minimum), "div": _loop_div,
+                  "pow": np.power}
 
 #: (table, op, kernel) of every kernel marked with a compiled loop, and the loop
 MARKED = {
     ("onnx", "Where"): "where", ("onnx", "Sum"): "sum", ("onnx", "Mean"): "mean", ("onnx", "Max"): "max",
-    ("onnx", "Min"): "min", ("onnx", "Div"): "div", ("openvino", "Select"): "where",
+    ("onnx", "Min"): "min", ("onnx", "Div"): "div", ("onnx", "Pow"): "pow", ("openvino", "Select"): "where",
 }
 
 
@@ -312,7 +313,7 @@ def _edge_inputs(loop, dtype):
     if loop == "where":
         cond = np.array([True, False] * len(e))[: len(e)]
         return [(cond, e, np.roll(e, 1)), (~cond, np.roll(e, 2), e)]
-    if loop == "div":
+    if loop in ("div", "pow"):
         a, b = (x.ravel() for x in np.meshgrid(e, e))
         return [(a, b)]
     return [(e,), (e, np.roll(e, 1)), (e, np.roll(e, 1), np.roll(e, 5))]
@@ -320,7 +321,7 @@ def _edge_inputs(loop, dtype):
 
 _LOOP_DTYPES = {"where": FLOATS + SIGNED + UNSIGNED, "sum": FLOATS, "mean": FLOATS,
                 "max": FLOATS + SIGNED + UNSIGNED[:1], "min": FLOATS + SIGNED + UNSIGNED[:1],
-                "div": FLOATS + SIGNED + UNSIGNED}
+                "div": FLOATS + SIGNED + UNSIGNED, "pow": FLOATS}
 
 
 @pytest.mark.parametrize("key", sorted(MARKED), ids="-".join)

@@ -46,6 +46,7 @@ OPS = {
     np.less_equal: ["float16", "float64", "uint8"],
     np.equal: ["float16", "float32", "int64", "bool"],
     np.not_equal: ["float16", "float64", "uint8", "bool"],
+    np.power: ["float16"],  # (numpy's float32/64 power is its own SIMD loop: no compiled one)
 }
 CASES = [(op, dt) for op, dts in OPS.items() for dt in dts]
 
@@ -154,6 +155,7 @@ MARKED = {  # the ONNX kernels marked with a loop, and the dtypes it is checked 
     "Max": ["float16", "float32", "int8", "uint16", "int64"],
     "Min": ["float16", "float64", "uint8", "int32"],
     "Div": ["float16", "float32", "int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"],
+    "Pow": ["float16"],
 }
 
 
@@ -161,7 +163,7 @@ MARKED = {  # the ONNX kernels marked with a loop, and the dtypes it is checked 
 @pytest.mark.parametrize("n", [2, 3])
 def test_marked_kernels_same_bits(op, dtype, n):
     kernel = bcast.frameworks.onnx.ops._get(op).kernel
-    if op in ("Where", "Div") and n != (3 if op == "Where" else 2):
+    if op in ("Where", "Div", "Pow") and n != (3 if op == "Where" else 2):
         pytest.skip("a fixed number of inputs")
     for shapes in [((6, 7, 9), (7, 1), (6, 7, 9)), ((6, 7, 9), (6, 7, 9), (9,)), ((5, 1, 4), (3, 1), ()),
                    ((3, 67), (3, 67), (3, 67)), ((71, 3), (71, 1), (3,))]:
@@ -214,6 +216,10 @@ def test_numpy_warnings_kept():
         assert _kernels.try_run(np.add, [a, a], out, 1) is None
         loop = _kernels.prepare(np.add, (a.dtype, a.dtype), (a.shape, a.shape), a.shape, a.dtype)
         assert loop is not None and not loop.run([a, a], out, 1)
+    h = np.full((4, 5), 300, np.float16)  # float16 power overflows: numpy warns
+    assert _kernels.try_run(np.power, [h, h], np.empty_like(h), 1) is None
+    with np.errstate(all="ignore"):
+        assert _kernels.try_run(np.power, [h, h], np.empty_like(h), 1) is not None
     i = np.full((4, 5), 2**31 - 1, np.int32)  # integer overflow: numpy neither warns nor raises
     assert _kernels.try_run(np.add, [i, i], np.empty_like(i), 1) is not None
 

@@ -18,6 +18,8 @@ Values are numpy's, bit for bit:
   float16 loops convert to float32, compute and round back the same way;
 - maximum/minimum keep numpy's choices (a NaN in either input wins; of two
   equal values float32/float64 take the second, float16 the first);
+- float16 ``pow`` calls C's powf on the float32 values (numba's float32 power), as
+  numpy's float16 loop does, with its answer for a signaling NaN;
 - the integer ``div`` of ONNX (a quotient truncated toward zero) divides in
   float32 for 8- and 16-bit integers and in float64 for 32-bit ones, which is
   exact: with ``|a| < 2**p`` (p = 24, 53 the floats' precision) the rounding
@@ -50,7 +52,7 @@ _u = np.uint64
 HALF = 100
 
 # the op codes (bcast.run._kernels._BINARY names the ufuncs' and maps the marked loops to these)
-ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV = range(13)
+ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV, POW = range(14)
 WHERE, SUM, MEAN = 20, 21, 22
 
 
@@ -131,7 +133,27 @@ def _half_ops(op):  # noqa: C901 - one branch per op, read as a table
         return lambda code, a, b: _pick((_h2f(a) <= _h2f(b)) | np.isnan(_h2f(a)), a, b)
     if op == MEAN:
         return lambda code, a, b: _f2h(_h2f(_f2h(_h2f(a) + _h2f(b))) / np.float32(2))
+    if op == POW:
+        return lambda code, a, b: _half_pow(a, b)
     return _compare(op, _h2f)
+
+
+@numba.njit(inline="always")
+def _signaling(bits):  # pragma: no cover - compiled
+    """Whether float16 ``bits`` are a signaling NaN (exponent all ones, quiet bit clear, payload not 0)."""
+    return (bits & 0x7E00) == 0x7C00 and (bits & 0x3FF) != 0
+
+
+@numba.njit(inline="always")
+def _half_pow(a, b):  # pragma: no cover - compiled
+    """numpy's float16 power: C's powf in float32, rounded once.  numpy hands powf a signaling NaN as
+    it is, where ``_h2f`` quiets it; C's powf gives 1 for pow(1, y) and pow(x, 0) but returns
+    ``x + y`` (a NaN) where that NaN is signaling: so here too."""
+    x, y = _h2f(a), _h2f(b)
+    r = np.float32(x ** y)
+    if (_signaling(b) and x == np.float32(1)) or (_signaling(a) and y == np.float32(0)):
+        r = x + y
+    return _f2h(r)
 
 
 @numba.njit

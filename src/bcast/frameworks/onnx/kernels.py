@@ -190,6 +190,7 @@ mean = elementwise(mean, loop="mean")
 maximum = elementwise(maximum, loop="max")
 minimum = elementwise(minimum, loop="min")
 where = elementwise(where, loop="where")
+power = elementwise(power, loop="pow")
 
 
 def prelu(views, out):
