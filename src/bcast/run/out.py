@@ -33,6 +33,9 @@ def is_numpy(x: Any) -> bool:
 
 def check_out(out: Any, shape: tuple, dtype: Any = None) -> None:
     """Refuse (:class:`InputError`) an ``out=`` that is not a writable array of ``shape`` (and ``dtype``)."""
+    if type(out) is np.ndarray and out.shape == shape and (dtype is None or out.dtype == dtype) \
+            and out.flags.writeable:  # the common case, in one test (a prepared call's out= costs this)
+        return
     if not hasattr(out, "shape") or not isinstance(out.shape, tuple):
         raise InputError(f"out= must be an array, got {type(out).__name__}")
     if tuple(out.shape) != tuple(shape):
