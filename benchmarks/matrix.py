@@ -406,8 +406,8 @@ def point_rng(case: Case, seed: int) -> np.random.Generator:
 def run_point(cases: list[Case], *, rounds: int, rng: np.random.Generator) -> list[dict]:
     """The rows of ``cases``, the out variants of one point: inputs, the reference result (bcast's) and the
     peers' sessions are made once for them; each variant then checks and times its own calls (``run`` or
-    ``run_into``) in its own interleaved rounds.  A row's ``wall_s``: its share of the setup plus its own
-    checks and rounds."""
+    ``run_into``) in its own interleaved rounds.  A row's ``wall_s``: its share of the setup (``setup_s``)
+    plus its own checks and rounds."""
     assert len({point(c) for c in cases}) == 1, cases
     t0 = time.perf_counter()
     first = cases[0]
@@ -420,7 +420,7 @@ def run_point(cases: list[Case], *, rounds: int, rng: np.random.Generator) -> li
     for case in cases:
         t0 = time.perf_counter()
         row = _run_variant(case, inputs, want, peer, dict(refused), rounds)
-        row["wall_s"] = setup + time.perf_counter() - t0
+        row["setup_s"], row["wall_s"] = setup, setup + time.perf_counter() - t0
         rows.append(row)
     return rows
 
