@@ -52,7 +52,7 @@ import tempfile
 import time
 import zlib
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -331,30 +331,22 @@ def _refusal(e: Exception) -> str:
     return f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
 
 
-#: A first call at least this long is not followed by a sizing call: its repeat count is 1 whatever a second
-#: call takes (a call over ``min_s`` is timed once), and a first call 10x ``min_s`` is no first-call overhead
-#: on a call under ``min_s``.  At 2^26 elements this saves a call of every candidate, 0.24 s for OpenVINO's
-#: float64 Sub.
-SIZE_AGAIN_S = 20e-3
-
-
-def interleaved(cands: dict[str, Callable], *, rounds: int, first: dict[str, float] | None = None,
+def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[str] = (),
                 min_s: float = 2e-3) -> tuple[dict[str, float], dict[str, list[float]]]:
     """Median seconds per call of each candidate, interleaved round by round
     (rotating order), and every round's figure; each timing repeats a call enough to
-    last ``min_s``.  ``first``: the seconds of each candidate's first, untimed call
-    (made by the caller); a candidate not in it is called once here first."""
+    last ``min_s``.  ``first``: the candidates whose first, untimed call the caller made
+    (its warm-up); any other is called once here first."""
     names = list(cands)
     inner = {}
     for n, f in cands.items():  # warm up (unless done), and size the repeats
-        took = (first or {}).get(n)
-        if took is None:
+        if n not in first:
             f()
-        if took is None or took < SIZE_AGAIN_S:
-            t0 = time.perf_counter()
-            f()
-            took = time.perf_counter() - t0
-        inner[n] = max(1, min(10_000, int(min_s / max(took, 1e-7))))
+        # a second untimed call even where the first was long: onnxruntime's second call of a case can still
+        # be 4x its steady time (Where int64 2^26 into out=: 1.32 s, 0.25 s, then 0.064 s a call)
+        t0 = time.perf_counter()
+        f()
+        inner[n] = max(1, min(10_000, int(min_s / max(time.perf_counter() - t0, 1e-7))))
     times: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
         for n in names[r % len(names):] + names[:r % len(names)]:
@@ -425,18 +417,12 @@ def run_point(cases: list[Case], *, rounds: int, rng: np.random.Generator) -> li
     return rows
 
 
-def run_case(case: Case, *, rounds: int, rng: np.random.Generator) -> dict:
-    """One case's row (see :func:`run_point`)."""
-    return run_point([case], rounds=rounds, rng=rng)[0]
-
-
-def _first_calls(cands: dict[str, Callable], want, refused: dict[str, str]) -> tuple[dict[str, float], list[str]]:
-    """Each candidate's first call, untimed for the medians (its warm-up): its seconds, and the names of the
-    candidates whose result differs from ``want`` (bcast's: every candidate computes the same thing).  A peer
-    whose call raises goes from ``cands`` to ``refused``."""
-    took, disagree = {}, []
+def _first_calls(cands: dict[str, Callable], want, refused: dict[str, str]) -> list[str]:
+    """Each candidate's first call (its warm-up, untimed): the names of the candidates whose result differs
+    from ``want`` (bcast's: every candidate computes the same thing).  A peer whose call raises goes from
+    ``cands`` to ``refused``."""
+    disagree = []
     for name, g in list(cands.items()):
-        t0 = time.perf_counter()
         try:
             got = g()
         except Exception as e:  # noqa: BLE001 - a runtime that refuses the case is a finding, not a crash
@@ -445,11 +431,10 @@ def _first_calls(cands: dict[str, Callable], want, refused: dict[str, str]) -> t
             refused[name] = _refusal(e)
             del cands[name]
             continue
-        took[name] = time.perf_counter() - t0
         if name != "bcast" and not _agrees(got, want):
             disagree.append(name)
         del got
-    return took, disagree
+    return disagree
 
 
 def _run_variant(case: Case, inputs: list[np.ndarray], want: np.ndarray, peer: dict, refused: dict[str, str],
@@ -465,8 +450,8 @@ def _run_variant(case: Case, inputs: list[np.ndarray], want: np.ndarray, peer: d
         cands["numpy"] = (lambda: f(*inputs, out=out)) if into else (lambda: f(*inputs))
     for name, (run, run_into) in peer.items():
         cands[name] = (lambda g=run_into: g(out)) if into else run
-    took, disagree = _first_calls(cands, want, refused)
-    t, per_round = interleaved(cands, rounds=rounds, first=took)
+    disagree = _first_calls(cands, want, refused)
+    t, per_round = interleaved(cands, rounds=rounds, first=list(cands))
     # a peer that computes something else (OpenVINO saturates uint8 Sub) is no yardstick
     best = min((n for n in t if n.startswith(("ort", "ov")) and n not in disagree), key=t.__getitem__,
                default=None)

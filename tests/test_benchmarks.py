@@ -235,19 +235,18 @@ def test_the_out_variants_of_a_point_share_one_setup_and_time_their_own_calls(mo
         assert 0 < r["setup_s"] < r["wall_s"]
 
 
-def test_a_long_first_call_is_not_followed_by_a_sizing_call():
-    calls = {"slow": 0, "fast": 0}
+def test_a_first_call_made_by_the_caller_is_the_warm_up():
+    calls = {"warm": 0, "cold": 0}
 
     def count(name):
         def f():
             calls[name] += 1
         return f
 
-    cands = {"slow": count("slow"), "fast": count("fast")}
-    medians, rounds = matrix.interleaved(cands, rounds=3, first={"slow": 1.0, "fast": 1e-6}, min_s=1e-4)
-    assert calls["slow"] == 3  # the rounds only, once each
-    assert calls["fast"] > 3 + 1  # a sizing call, then repeated calls in each round
-    assert set(medians) == set(rounds) == {"slow", "fast"} and all(len(v) == 3 for v in rounds.values())
+    cands = {"warm": count("warm"), "cold": count("cold")}
+    medians, rounds = matrix.interleaved(cands, rounds=3, first=["warm"], min_s=0)
+    assert calls == {"warm": 1 + 3, "cold": 2 + 3}  # the sizing call, then once a round; "cold": a warm-up first
+    assert set(medians) == set(rounds) == {"warm", "cold"} and all(len(v) == 3 for v in rounds.values())
 
 
 def test_a_peer_that_builds_but_fails_to_run_is_reported_not_a_crash(monkeypatch):
