@@ -35,6 +35,19 @@ and left out of the best peer.  Output: the table of cases, a summary per size b
 and per dtype (geomean and worst ratio) against the issue's target (geomean <= 1.0,
 worst <= 1.5: ``met`` / ``NOT met``), the ten worst cases; ``--json`` writes every
 figure.  ``benchmarks/run.py`` runs the headline table, then this matrix.
+
+What a case costs, and why it is no less.  The two ``out`` variants of a point (same op, dtype, size,
+pattern) run back to back on the same inputs, reference result (bcast's) and peer sessions; each variant
+times its own calls (``run`` or ``run_into``) in its own rounds.  Every candidate's first call is untimed:
+its warm-up and its agreement check against bcast's result (equal first, the tolerance only on a block of
+2^20 elements that is not); a second untimed call sizes the repeats.  Then 7 rounds.  Fewer rounds would not
+give the same medians: on 296 cases (every size) the ratio from the first 5 rounds' medians is within 1% of
+the 7 rounds' in geomean per file, 1-2% for the median case, but up to 27% off for a single case (2^22),
+enough to move a bucket's worst.  What is left at 2^26 is the candidates' own calls (nine of each: the first,
+the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's first call
+(onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  ``--list-axes`` prints the estimate of
+a full run and of the cases its options choose (:data:`CASE_S`); a run prints its progress every 100 cases
+to stderr.
 """
 
 from __future__ import annotations
@@ -470,8 +483,18 @@ def _run_variant(case: Case, inputs: list[np.ndarray], want: np.ndarray, peer: d
 PROGRESS_EVERY = 100  # cases between two progress lines (stderr)
 
 #: Wall seconds a case takes at 7 rounds, out variants run as pairs, by size (log2) and the bytes of one
-#: element of the case's dtype: TO BE MEASURED.
-CASE_S: dict[int, dict[int, float]] = {k: {1: 1.0, 2: 1.0, 4: 1.0, 8: 1.0} for k in SIZES}
+#: element of its dtype (bool: 1).  Measured on the 2-core machine the figures come from (each row's
+#: ``wall_s``, its setup counted half, as in a pair): 2^10 to 2^18 from samples of 40 cases; 2^22 from every
+#: (op, dtype, out) of the channel pattern (192 cases); 2^26 from 36 sampled cases, extrapolated to every
+#: (op, dtype, out) by their calls at 2^22 times 16 (a case took ~20 times the sum of its candidates' medians).
+#: A full run: ~3.8 h, of which 2^26 ~3.3 h (Pow ~1 h of it, numpy's calls ~0.9 h).
+CASE_S: dict[int, dict[int, float]] = {
+    10: {1: 0.10, 2: 0.11, 4: 0.08, 8: 0.08},
+    14: {1: 0.11, 2: 0.17, 4: 0.08, 8: 0.10},
+    18: {1: 0.14, 2: 0.21, 4: 0.11, 8: 0.13},
+    22: {1: 0.35, 2: 0.59, 4: 0.40, 8: 0.70},
+    26: {1: 1.4, 2: 10.0, 4: 4.5, 8: 10.0},
+}
 
 
 def estimate(cases: list[Case]) -> float:
