@@ -35,6 +35,19 @@ and left out of the best peer.  Output: the table of cases, a summary per size b
 and per dtype (geomean and worst ratio) against the issue's target (geomean <= 1.0,
 worst <= 1.5: ``met`` / ``NOT met``), the ten worst cases; ``--json`` writes every
 figure.  ``benchmarks/run.py`` runs the headline table, then this matrix.
+
+What a case costs, and why it is no less.  The two ``out`` variants of a point (same op, dtype, size,
+pattern) run back to back on the same inputs, reference result (bcast's) and peer sessions; each variant
+times its own calls (``run`` or ``run_into``) in its own rounds.  Every candidate's first call is untimed:
+its warm-up and its agreement check against bcast's result (equal first, the tolerance only on a block of
+2^20 elements that is not); a second untimed call sizes the repeats.  Then 7 rounds.  Fewer rounds would not
+give the same medians: on 296 cases (every size) the ratio from the first 5 rounds' medians is within 1% of
+the 7 rounds' in geomean per file, 1-2% for the median case, but up to 27% off for a single case (2^22),
+enough to move a bucket's worst.  What is left at 2^26 is the candidates' own calls (nine of each: the first,
+the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's first call
+(onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  ``--list-axes`` prints the estimate of
+a full run and of the cases its options choose (:data:`CASE_S`); a run prints its progress every 100 cases
+to stderr.
 """
 
 from __future__ import annotations
@@ -52,7 +65,7 @@ import tempfile
 import time
 import zlib
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -251,15 +264,22 @@ def select(cases: list[Case], only: dict[str, set[str]], sample: int | None, see
 def make_inputs(case: Case, rng: np.random.Generator) -> list[np.ndarray]:
     """Inputs that every candidate computes alike: floats in [0.5, 2) (Pow stays
     real, Div stays finite), integers in [1, 4) (Div by zero never, numpy's
-    floor division equals ONNX's truncation), bool half true."""
+    floor division equals ONNX's truncation), bool half true.
+
+    Made fast at 2^26 elements (they are made once per point, see :func:`run_point`): a float is one of 256
+    values 0.5 + i * 3/512 (exact in float16 too) picked by a random uint8, an integer drawn in its own dtype, a
+    bool a random bool: one array of the input's size, where ``rng.uniform`` then ``astype`` made two.
+    Measured, Add middle 2^26 (median of 3, memory already mapped): float64 0.23 -> 0.15 s, float16 0.29 ->
+    0.14 s, int64 0.47 -> 0.13 s, int8 0.15 -> 0.08 s; the first 512 MiB a process maps costs ~1.2 s more
+    (page faults), with either."""
     xs = []
     for s, d in zip(shapes(case.op, case.pattern, case.size), case.input_dtypes()):
         if d.kind == "b":
-            xs.append(rng.random(s) < 0.5)
+            xs.append(rng.integers(0, 2, s, dtype=bool))
         elif d.kind == "f":
-            xs.append(rng.uniform(0.5, 2.0, s).astype(d))
+            xs.append(np.linspace(0.5, 2.0, 256, endpoint=False, dtype=d)[rng.integers(0, 256, s, dtype=np.uint8)])
         else:
-            xs.append(rng.integers(1, 4, s).astype(d))
+            xs.append(rng.integers(1, 4, s, dtype=d))
     return [np.asarray(x) for x in xs]
 
 
@@ -299,8 +319,8 @@ def numpy_op(case: Case) -> Callable | None:
 
 
 def peer_runners(case: Case, inputs: list[np.ndarray]) -> tuple[dict, dict[str, str]]:
-    """name -> (run, run_into) of each peer that builds and runs the case; and
-    name -> why not, for the others."""
+    """name -> (run, run_into) of each peer that builds the case; and name -> why not, for the
+    others.  A peer that builds but fails to run is found by its first call (:func:`_first_calls`)."""
     found, refused = {}, {}
     builders = {"ort": peers.ort_op, "ov": peers.ov_onnx_op}
     for (short, build), threads in itertools.product(builders.items(), (1, 2)):
@@ -308,12 +328,11 @@ def peer_runners(case: Case, inputs: list[np.ndarray]) -> tuple[dict, dict[str, 
         try:
             runners = build(onnx_op(case.op), inputs, threads=threads, out_shape=_out_shape(case),
                             out_dtype=case.out_dtype())
-            runners[0]()
         except ImportError:
             refused[name] = "not installed"
             continue
         except Exception as e:  # noqa: BLE001 - a runtime that refuses the case is a finding, not a crash
-            refused[name] = f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
+            refused[name] = _refusal(e)
             continue
         found[name] = runners
     return found, refused
@@ -323,13 +342,23 @@ def _out_shape(case: Case) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(*shapes(case.op, case.pattern, case.size)))
 
 
-def interleaved(cands: dict[str, Callable], *, rounds: int, min_s: float = 2e-3) -> dict[str, float]:
+def _refusal(e: Exception) -> str:
+    return f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
+
+
+def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[str] = (),
+                min_s: float = 2e-3) -> tuple[dict[str, float], dict[str, list[float]]]:
     """Median seconds per call of each candidate, interleaved round by round
-    (rotating order); each timing repeats a call enough to last ``min_s``."""
+    (rotating order), and every round's figure; each timing repeats a call enough to
+    last ``min_s``.  ``first``: the candidates whose first, untimed call the caller made
+    (its warm-up); any other is called once here first."""
     names = list(cands)
     inner = {}
-    for n, f in cands.items():  # warm up, and size the repeats
-        f()
+    for n, f in cands.items():  # warm up (unless done), and size the repeats
+        if n not in first:
+            f()
+        # a second untimed call even where the first was long: onnxruntime's second call of a case can still
+        # be 4x its steady time (Where int64 2^26 into out=: 1.32 s, 0.25 s, then 0.064 s a call)
         t0 = time.perf_counter()
         f()
         inner[n] = max(1, min(10_000, int(min_s / max(time.perf_counter() - t0, 1e-7))))
@@ -341,29 +370,95 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, min_s: float = 2e-3)
             for _ in range(reps):
                 f()
             times[n].append((time.perf_counter() - t0) / reps)
-    return {n: statistics.median(t) for n, t in times.items()}
+    return {n: statistics.median(t) for n, t in times.items()}, times
+
+
+#: Elements per block of the agreement check: no full-size float64 temporaries (1 MiB of bool, 8 MiB of
+#: float64 per block).
+AGREE_BLOCK = 2**20
 
 
 def _agrees(got, want) -> bool:
+    """``got`` equals ``want`` (floats: within rtol = atol = 1e-5, float16 2e-3, NaN equal to NaN).  Checked
+    block by block: equal values first, the tolerance only on a block that is not equal.  Measured on five
+    2^26 float64 results: 7.8 s as one ``np.allclose`` of float64 copies; blocks of equal results ~0.1 s each."""
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return False
-    if want.dtype.kind == "f":
-        tol = 2e-3 if want.dtype == np.float16 else 1e-5
-        return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True))
-    return bool(np.array_equal(got, want))
+    g, w = got.reshape(-1), want.reshape(-1)
+    tol = 2e-3 if want.dtype == np.float16 else 1e-5
+    for i in range(0, w.size, AGREE_BLOCK):
+        a, b = g[i:i + AGREE_BLOCK], w[i:i + AGREE_BLOCK]
+        if np.array_equal(a, b):
+            continue
+        if want.dtype.kind != "f" or not np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol,
+                                                     atol=tol, equal_nan=True):
+            return False
+    return True
 
 
-def run_case(case: Case, *, rounds: int, rng: np.random.Generator) -> dict:
-    """One case's row: medians (seconds) per candidate, refusals, disagreements, ratios."""
-    inputs = make_inputs(case, rng)
-    into = case.out == "yes"
-    shape = _out_shape(case)
-    out = np.empty(shape, case.out_dtype()) if into else None
-    op = onnx_op(case.op)
-    want = np.asarray(bcast.onnx.run(op, *inputs)).copy()
+def point(case: Case) -> tuple[str, str, int, str]:
+    """The point of a case: its axes but ``out``.  The out variants of a point share inputs, reference
+    result and peers' sessions (:func:`run_point`)."""
+    return case.op, case.dtype, case.size, case.pattern
+
+
+def point_rng(case: Case, seed: int) -> np.random.Generator:
+    """The random generator of a case's inputs: from the seed and the case's point only (not ``out``: both
+    variants of a point get the same inputs, and not what else runs)."""
+    axes = {k: v for k, v in case.axes.items() if k != "out"}
+    return np.random.default_rng([seed, zlib.crc32(repr(sorted(axes.items())).encode())])
+
+
+def run_point(cases: list[Case], *, rounds: int, rng: np.random.Generator) -> list[dict]:
+    """The rows of ``cases``, the out variants of one point: inputs, the reference result (bcast's) and the
+    peers' sessions are made once for them; each variant then checks and times its own calls (``run`` or
+    ``run_into``) in its own interleaved rounds.  A row's ``wall_s``: its share of the setup (``setup_s``)
+    plus its own checks and rounds."""
+    assert len({point(c) for c in cases}) == 1, cases
+    t0 = time.perf_counter()
+    first = cases[0]
+    inputs = make_inputs(first, rng)
+    # bcast's result, kept as it is: an output bcast recycles is reused only once no array holds it (a copy
+    # here took 1.2 s at 2^26 int64: the pages of a fresh 512 MiB array)
+    want = np.asarray(bcast.onnx.run(onnx_op(first.op), *inputs))
     _kernels.wait()  # a compiled loop this call asked for is compiled in the background: time it ready
-    peer, refused = peer_runners(case, inputs)
+    peer, refused = peer_runners(first, inputs)
+    setup = (time.perf_counter() - t0) / len(cases)
+    rows = []
+    for case in cases:
+        t0 = time.perf_counter()
+        row = _run_variant(case, inputs, want, peer, dict(refused), rounds)
+        row["setup_s"], row["wall_s"] = setup, setup + time.perf_counter() - t0
+        rows.append(row)
+    return rows
+
+
+def _first_calls(cands: dict[str, Callable], want, refused: dict[str, str]) -> list[str]:
+    """Each candidate's first call (its warm-up, untimed): the names of the candidates whose result differs
+    from ``want`` (bcast's: every candidate computes the same thing).  A peer whose call raises goes from
+    ``cands`` to ``refused``."""
+    disagree = []
+    for name, g in list(cands.items()):
+        try:
+            got = g()
+        except Exception as e:  # noqa: BLE001 - a runtime that refuses the case is a finding, not a crash
+            if name in ("bcast", "numpy"):
+                raise
+            refused[name] = _refusal(e)
+            del cands[name]
+            continue
+        if name != "bcast" and not _agrees(got, want):
+            disagree.append(name)
+        del got
+    return disagree
+
+
+def _run_variant(case: Case, inputs: list[np.ndarray], want: np.ndarray, peer: dict, refused: dict[str, str],
+                 rounds: int) -> dict:
+    into = case.out == "yes"
+    out = np.empty(_out_shape(case), case.out_dtype()) if into else None
+    op = onnx_op(case.op)
     cands: dict[str, Callable] = {}
     cands["bcast"] = (lambda: bcast.onnx.run(op, *inputs, out=out)) if into else \
         (lambda: bcast.onnx.run(op, *inputs))
@@ -372,18 +467,39 @@ def run_case(case: Case, *, rounds: int, rng: np.random.Generator) -> dict:
         cands["numpy"] = (lambda: f(*inputs, out=out)) if into else (lambda: f(*inputs))
     for name, (run, run_into) in peer.items():
         cands[name] = (lambda g=run_into: g(out)) if into else run
-    disagree = []
-    for name, g in cands.items():  # every candidate computes the same thing (checked against bcast)
-        if name != "bcast" and not _agrees(g(), want):
-            disagree.append(name)
-    t = interleaved(cands, rounds=rounds)
+    disagree = _first_calls(cands, want, refused)
+    t, per_round = interleaved(cands, rounds=rounds, first=list(cands))
     # a peer that computes something else (OpenVINO saturates uint8 Sub) is no yardstick
     best = min((n for n in t if n.startswith(("ort", "ov")) and n not in disagree), key=t.__getitem__,
                default=None)
     return {**case.axes, "shapes": [list(s) for s in shapes(case.op, case.pattern, case.size)],
-            "seconds": t, "refused": refused, "disagree": disagree, "best_peer": best,
+            "seconds": t, "rounds_s": per_round, "refused": refused, "disagree": disagree, "best_peer": best,
             "ratio": t["bcast"] / t[best] if best else None,
             "vs_numpy": t["bcast"] / t["numpy"] if "numpy" in t else None}
+
+
+# --------------------------------------------------------------------------- the cost of a run
+
+PROGRESS_EVERY = 100  # cases between two progress lines (stderr)
+
+#: Wall seconds a case takes at 7 rounds, out variants run as pairs, by size (log2) and the bytes of one
+#: element of its dtype (bool: 1).  Measured on the 2-core machine the figures come from (each row's
+#: ``wall_s``, its setup counted half, as in a pair): 2^10 to 2^18 from samples of 40 cases; 2^22 from every
+#: (op, dtype, out) of the channel pattern (192 cases); 2^26 from 36 sampled cases, extrapolated to every
+#: (op, dtype, out) by their calls at 2^22 times 16 (a case took ~20 times the sum of its candidates' medians).
+#: A full run: ~3.8 h, of which 2^26 ~3.3 h (Pow ~1 h of it, numpy's calls ~0.9 h).
+CASE_S: dict[int, dict[int, float]] = {
+    10: {1: 0.10, 2: 0.11, 4: 0.08, 8: 0.08},
+    14: {1: 0.11, 2: 0.17, 4: 0.08, 8: 0.10},
+    18: {1: 0.14, 2: 0.21, 4: 0.11, 8: 0.13},
+    22: {1: 0.35, 2: 0.59, 4: 0.40, 8: 0.70},
+    26: {1: 1.4, 2: 10.0, 4: 4.5, 8: 10.0},
+}
+
+
+def estimate(cases: list[Case]) -> float:
+    """Seconds ``cases`` should take at 7 rounds, from :data:`CASE_S`."""
+    return sum(CASE_S[c.size][np.dtype(c.dtype).itemsize] for c in cases)
 
 
 # --------------------------------------------------------------------------- output
@@ -519,7 +635,10 @@ def run(argv=None) -> dict | None:
         for name, values in (("op", OPS), ("dtype", DTYPES), ("size", [f"2^{k}" for k in SIZES]),
                              ("pattern", PATTERNS), ("out", OUTS)):
             print(f"{name:<8} {', '.join(values)}")
-        print(f"{len(all_cases())} cases in all (op x the dtypes it takes x size x pattern x out)")
+        print(f"{len(all_cases())} cases in all (op x the dtypes it takes x size x pattern x out); "
+              f"a full run: ~{estimate(select(all_cases(), {}, None, 0, MAX_BYTES)) / 3600:.1f} h by the cost table")
+        chosen = select(cases, only, args.sample, args.seed, args.max_bytes)
+        print(f"{len(chosen)} case(s) chosen by these options: ~{estimate(chosen) / 60:.1f} min")
         return None
     wanted = select(cases, only, None, args.seed)
     chosen = select(cases, only, args.sample, args.seed, args.max_bytes)
@@ -531,11 +650,18 @@ def run(argv=None) -> dict | None:
     print("\n## cases: median ms per call; ratio = bcast / best peer")
     print(f"{'case':<72} " + " ".join(f"{c:>9}" for c in COLS) + f" {'best':>5} {'ratio':>6}")
     rows, start = [], time.perf_counter()
-    for case in chosen:  # a case's inputs depend on the seed and the case only, not on what else runs
-        rng = np.random.default_rng([args.seed, zlib.crc32(repr(sorted(case.axes.items())).encode())])
-        row = run_case(case, rounds=rounds, rng=rng)
-        print_row(row)
-        rows.append(row)
+    points: dict[tuple, list[Case]] = {}
+    for case in chosen:  # the out variants of a point run together, in the order the first one comes
+        points.setdefault(point(case), []).append(case)
+    order = [c for variants in points.values() for c in variants]
+    for variants in points.values():
+        for row in run_point(variants, rounds=rounds, rng=point_rng(variants[0], args.seed)):
+            print_row(row)
+            rows.append(row)
+            if len(rows) % PROGRESS_EVERY == 0:
+                print(f"[matrix] {len(rows)} of {len(order)} case(s) in {time.perf_counter() - start:.0f} s; "
+                      f"the rest: ~{estimate(order[len(rows):]) / 60:.0f} min by the cost table",
+                      file=sys.stderr, flush=True)
     for c in skipped if args.sample is None else skipped[:0]:  # a sample was drawn among the cases that fit
         print(f"{_label({**c.axes, 'shapes': shapes(c.op, c.pattern, c.size)}):<72} skipped: "
               f"{c.nbytes() / 2**20:.0f} MiB over --max-bytes")

@@ -161,3 +161,116 @@ def test_run_py_runs_the_matrix_with_its_options():
     bad = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--sections", "small",
                           "--sample", "3"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "matrix options" in bad.stderr
+
+
+# --------------------------------------------------------------------------- what makes a full run fit in a session
+
+
+def _old_agrees(got, want) -> bool:  # the check as it was: one np.allclose of float64 copies
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if want.dtype.kind == "f":
+        tol = 2e-3 if want.dtype == np.float16 else 1e-5
+        return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True))
+    return bool(np.array_equal(got, want))
+
+
+def test_the_blockwise_agreement_check_gives_the_verdicts_of_one_allclose(monkeypatch):
+    monkeypatch.setattr(matrix, "AGREE_BLOCK", 7)  # many blocks, the last one short
+    base = np.linspace(0.5, 2.0, 60).reshape(6, 10)
+    pairs = [(base, base), (base + 1e-7, base), (base + 1e-3, base), (base[:, :5], base)]
+    last = base.copy()
+    last[-1, -1] += 1
+    pairs.append((last, base))
+    nan = base.copy()
+    nan[2, 3] = np.nan
+    pairs += [(nan, nan), (nan, base)]
+    half = base.astype(np.float16)
+    pairs += [(half + np.float16(1e-3), half), (half + np.float16(1e-2), half), (base.astype(np.float32), half)]
+    ints = np.arange(60, dtype=np.int32).reshape(6, 10)
+    pairs += [(ints, ints), (ints + (ints == 59), ints), (ints.astype(np.int64), ints), (ints > 3, ints > 3),
+              (np.float64(2.0), np.asarray(2.0)), (np.float64(2.1), np.asarray(2.0))]
+    verdicts = [matrix._agrees(g, w) for g, w in pairs]
+    assert verdicts == [_old_agrees(g, w) for g, w in pairs]
+    assert True in verdicts and False in verdicts
+
+
+@pytest.mark.parametrize("dtype", matrix.DTYPES)
+def test_inputs_keep_their_stated_ranges_and_are_the_same_for_both_out_variants(dtype):
+    op = "Where" if dtype == "bool" else "Add"
+    no, yes = (matrix.Case(op, dtype, 14, "row", out) for out in ("no", "yes"))
+    xs = matrix.make_inputs(no, matrix.point_rng(no, 7))
+    again = matrix.make_inputs(yes, matrix.point_rng(yes, 7))
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(xs, again))
+    assert [x.shape for x in xs] == matrix.shapes(op, "row", 14)
+    assert [x.dtype for x in xs] == no.input_dtypes()
+    other = matrix.make_inputs(no, matrix.point_rng(no, 8))
+    assert not all(np.array_equal(a, b) for a, b in zip(xs, other))
+    for x in xs:
+        if x.dtype == bool:
+            assert 0.3 < x.mean() < 0.7
+        elif x.dtype.kind == "f":
+            assert 0.5 <= x.min() and x.max() < 2.0 and (x.size < 2**12 or len(np.unique(x)) > 200)
+        else:
+            assert set(np.unique(x)) == {1, 2, 3}
+
+
+def test_the_out_variants_of_a_point_share_one_setup_and_time_their_own_calls(monkeypatch):
+    built = []
+    real = matrix.peer_runners
+
+    def counting(case, inputs):
+        built.append(case)
+        return real(case, inputs)
+
+    monkeypatch.setattr(matrix, "peer_runners", counting)
+    cases = [matrix.Case("Add", "float32", 10, "row", out) for out in ("no", "yes")]
+    rows = matrix.run_point(cases, rounds=2, rng=np.random.default_rng(0))
+    assert len(built) == 1
+    assert [r["out"] for r in rows] == ["no", "yes"]
+    for r in rows:
+        assert {"bcast", "numpy"} <= set(r["seconds"]) and not r["disagree"]
+        assert all(len(v) == 2 for v in r["rounds_s"].values())
+        assert 0 < r["setup_s"] < r["wall_s"]
+
+
+def test_a_first_call_made_by_the_caller_is_the_warm_up():
+    calls = {"warm": 0, "cold": 0}
+
+    def count(name):
+        def f():
+            calls[name] += 1
+        return f
+
+    cands = {"warm": count("warm"), "cold": count("cold")}
+    medians, rounds = matrix.interleaved(cands, rounds=3, first=["warm"], min_s=0)
+    assert calls == {"warm": 1 + 3, "cold": 2 + 3}  # the sizing call, then once a round; "cold": a warm-up first
+    assert set(medians) == set(rounds) == {"warm", "cold"} and all(len(v) == 3 for v in rounds.values())
+
+
+def test_a_peer_that_builds_but_fails_to_run_is_reported_not_a_crash(monkeypatch):
+    def broken(op, inputs, **kw):
+        def fail(*args):
+            raise RuntimeError("no kernel for this")
+        return fail, fail
+
+    monkeypatch.setattr(matrix.peers, "ort_op", broken)
+    cases = [matrix.Case("Add", "float32", 10, "row", out) for out in ("no", "yes")]
+    for row in matrix.run_point(cases, rounds=1, rng=np.random.default_rng(0)):
+        assert row["refused"]["ort1"] == row["refused"]["ort2"] == "refused (RuntimeError: no kernel for this)"
+        assert "ort1" not in row["seconds"] and "bcast" in row["seconds"]
+
+
+def test_progress_lines_and_the_estimate(monkeypatch, capsys):
+    monkeypatch.setattr(matrix, "PROGRESS_EVERY", 1)
+    matrix.run(["--quick", "--only", "op=Add,dtype=int8,size=10,pattern=row", "--rounds", "1"])
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(" case(s)")[0] for line in err] == ["[matrix] 1 of 2", "[matrix] 2 of 2"]
+    assert all("min by the cost table" in line for line in err)
+    everything = matrix.select(matrix.all_cases(), {}, None, 0, matrix.MAX_BYTES)
+    assert matrix.estimate(everything) > matrix.estimate(everything[:100]) > 0
+    matrix.run(["--list-axes", "--only", "size=10"])
+    out = capsys.readouterr().out
+    small = matrix.select(matrix.all_cases(), {"size": {"2^10"}}, None, 0)
+    assert "a full run: ~" in out and f"\n{len(small)} case(s) chosen" in out
