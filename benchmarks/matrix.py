@@ -27,7 +27,8 @@ cases that fit, drawn with a fixed seed.
 
 Each case times bcast, numpy (where numpy computes the same op), onnxruntime and
 OpenVINO at 1 and 2 threads (spinning off, see peers.py), interleaved round by
-round in a rotating order; medians.  The ratio is bcast / the best peer (best of
+round in an order drawn anew each round, a timing of short calls after one untimed
+call of the same candidate (:func:`interleaved` says why); medians.  The ratio is bcast / the best peer (best of
 onnxruntime and OpenVINO at either thread count); ratios mean something only
 within one run.  A peer that refuses an (op, dtype) or is not installed is
 reported, never a crash; a peer whose result differs from bcast's is reported
@@ -346,14 +347,29 @@ def _refusal(e: Exception) -> str:
     return f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
 
 
+#: A timing of calls shorter than this starts after one untimed call (see :func:`interleaved`); longer ones
+#: carry the switch from another runtime (~0.5 ms) as a small part of themselves.
+SETTLE_S = 5e-3
+
+
 def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[str] = (),
                 min_s: float = 2e-3) -> tuple[dict[str, float], dict[str, list[float]]]:
     """Median seconds per call of each candidate, interleaved round by round
-    (rotating order), and every round's figure; each timing repeats a call enough to
-    last ``min_s``.  ``first``: the candidates whose first, untimed call the caller made
-    (its warm-up); any other is called once here first."""
+    (in an order drawn anew each round), and every round's figure; each timing repeats a
+    call enough to last ``min_s``, after one untimed call where a call is shorter than
+    :data:`SETTLE_S`.  ``first``: the candidates whose first, untimed call the caller made
+    (its warm-up); any other is called once here first.
+
+    Why the untimed call and the drawn order: a call right after another runtime's is slower
+    than the same call after itself (caches refilled, the other's threads still awake).
+    Measured on a 2^22 float32 channel Add: bcast 0.42 ms after itself, 0.91 after OpenVINO
+    at 2 threads, 0.56 after onnxruntime; onnxruntime at 2 threads 0.34 after itself, 0.77
+    after OpenVINO.  A rotating order keeps each candidate's predecessor fixed (bcast always
+    followed OpenVINO), so that cost fell on one candidate alone; now each timing is of calls
+    after the candidate's own, and the order still changes round by round."""
     names = list(cands)
-    inner = {}
+    order = random.Random(len(names))
+    inner, settle = {}, {}
     for n, f in cands.items():  # warm up (unless done), and size the repeats
         if n not in first:
             f()
@@ -361,11 +377,15 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
         # be 4x its steady time (Where int64 2^26 into out=: 1.32 s, 0.25 s, then 0.064 s a call)
         t0 = time.perf_counter()
         f()
-        inner[n] = max(1, min(10_000, int(min_s / max(time.perf_counter() - t0, 1e-7))))
+        once = time.perf_counter() - t0
+        inner[n] = max(1, min(10_000, int(min_s / max(once, 1e-7))))
+        settle[n] = once < SETTLE_S
     times: dict[str, list[float]] = {n: [] for n in names}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)]:
+    for _ in range(rounds):
+        for n in order.sample(names, len(names)):
             f, reps = cands[n], inner[n]
+            if settle[n]:
+                f()
             t0 = time.perf_counter()
             for _ in range(reps):
                 f()

@@ -34,7 +34,8 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
   every bucket is met.
 
 The machine may be shared and noisy: candidates are interleaved round by
-round (each round runs every candidate, in a rotating order) and the table
+round (each round runs every candidate, in an order drawn anew, each timing
+after one untimed call of its own) and the table
 gives medians over the rounds, so only the ratios within one run mean
 anything.
 """
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import time
@@ -75,17 +77,20 @@ def target(section: str, what: str, value: float, limit: float, unit: str = "x")
 
 
 def interleaved(cands: dict[str, Callable], *, rounds: int, inner: int, budget_s: float | None = None) -> dict:
-    """Median seconds per call of every candidate, interleaved round by round."""
+    """Median seconds per call of every candidate, interleaved round by round, in an order drawn
+    anew each round; each timing after one untimed call of the same candidate (a call right after
+    another runtime's is slower: see benchmarks/matrix.py's ``interleaved``)."""
     names = list(cands)
     for f in cands.values():  # warm up: first runs page in, compile, spin up pools
         f()
         f()
     times: dict[str, list] = {n: [] for n in names}
     start = time.perf_counter()
+    draw = random.Random(len(names))
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        for n in order:
+        for n in draw.sample(names, len(names)):
             f = cands[n]
+            f()
             t0 = time.perf_counter()
             for _ in range(inner):
                 f()
