@@ -235,7 +235,7 @@ def test_the_out_variants_of_a_point_share_one_setup_and_time_their_own_calls(mo
         assert 0 < r["setup_s"] < r["wall_s"]
 
 
-def test_a_first_call_made_by_the_caller_is_the_warm_up():
+def test_a_first_call_made_by_the_caller_is_the_warm_up(monkeypatch):
     calls = {"warm": 0, "cold": 0}
 
     def count(name):
@@ -245,8 +245,13 @@ def test_a_first_call_made_by_the_caller_is_the_warm_up():
 
     cands = {"warm": count("warm"), "cold": count("cold")}
     medians, rounds = matrix.interleaved(cands, rounds=3, first=["warm"], min_s=0)
-    assert calls == {"warm": 1 + 3, "cold": 2 + 3}  # the sizing call, then once a round; "cold": a warm-up first
+    # the sizing call, then a round's untimed call (a short call) and its timed one; "cold": a warm-up first
+    assert calls == {"warm": 1 + 3 * 2, "cold": 2 + 3 * 2}
     assert set(medians) == set(rounds) == {"warm", "cold"} and all(len(v) == 3 for v in rounds.values())
+    monkeypatch.setattr(matrix, "SETTLE_S", 0.0)  # every call "long": no untimed call in a round
+    calls.update(warm=0, cold=0)
+    matrix.interleaved(cands, rounds=3, first=["warm"], min_s=0)
+    assert calls == {"warm": 1 + 3, "cold": 2 + 3}
 
 
 def test_a_peer_that_builds_but_fails_to_run_is_reported_not_a_crash(monkeypatch):
