@@ -269,9 +269,29 @@ def _loop_div(a, b):
     return np.array(out, a.dtype)
 
 
+def _loop_pow(a, b):
+    """Floats: numpy's power.  Integers, in Python's: a**b wrapped to the type for b >= 0; for b < 0,
+    1 / a**-b truncated toward zero (1 for a == 1, +-1 for a == -1 by b's parity, else 0)."""
+    if a.dtype.kind == "f":
+        return np.power(a, b)
+    bits = a.dtype.itemsize * 8
+    out = []
+    for p, q in zip(a.tolist(), b.tolist()):
+        if q >= 0:
+            r = pow(p, q, 1 << bits)
+        else:
+            r = 1 if p == 1 else (-1 if q % 2 else 1) if p == -1 else 0
+        if a.dtype.kind == "i":
+            r = (r + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+        else:
+            r %= 1 << bits
+        out.append(r)
+    return np.array(out, a.dtype)
+
+
 LOOP_SEMANTICS = {"where": _loop_where, "sum": _loop_fold(np.add), "mean": _loop_mean,
                   "max": _loop_fold(np.maximum), "min": _loop_fold(np.minimum), "div": _loop_div,
-                  "pow": np.power}
+                  "pow": _loop_pow}
 
 #: (table, op, kernel) of every kernel marked with a compiled loop, and the loop
 MARKED = {
@@ -321,7 +341,7 @@ def _edge_inputs(loop, dtype):
 
 _LOOP_DTYPES = {"where": FLOATS + SIGNED + UNSIGNED, "sum": FLOATS, "mean": FLOATS,
                 "max": FLOATS + SIGNED + UNSIGNED[:1], "min": FLOATS + SIGNED + UNSIGNED[:1],
-                "div": FLOATS + SIGNED + UNSIGNED, "pow": FLOATS}
+                "div": FLOATS + SIGNED + UNSIGNED, "pow": FLOATS + (np.int32, np.int64)}
 
 
 @pytest.mark.parametrize("key", sorted(MARKED), ids="-".join)

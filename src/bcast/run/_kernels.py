@@ -130,8 +130,10 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
         return None
     if loop == "div":
         code = (_IDIV if value.kind in "iu" else _BINARY["divide"]) + _MARKED
-    elif loop == "pow" or name == "power":  # float16 only: numpy's float32/64 power is its SIMD loop already
-        code = _POW + _MARKED if half and dtype == _F16 else -1
+    elif loop == "pow" or name == "power":  # not float32/64: numpy's power there is its own SIMD loop
+        # float16 (the ufunc too); integers for ONNX's kernel alone (numpy's power raises on a negative exponent)
+        code = _POW + _MARKED if (half and dtype == _F16) or (loop == "pow" and value.kind in "iu"
+                                                                and dtype == value) else -1
     else:
         code = _BINARY.get(name, -1)
     if code < 0:

@@ -19,7 +19,9 @@ Values are numpy's, bit for bit:
 - maximum/minimum keep numpy's choices (a NaN in either input wins; of two
   equal values float32/float64 take the second, float16 the first);
 - float16 ``pow`` calls C's powf on the float32 values (numba's float32 power), as
-  numpy's float16 loop does, with its answer for a signaling NaN;
+  numpy's float16 loop does, with its answer for a signaling NaN; integer ``pow`` is
+  ONNX's (squaring, wrapping in the type: numpy's power in uint64 has the same low bits;
+  a negative exponent 1 / x**-y truncated);
 - the integer ``div`` of ONNX (a quotient truncated toward zero) divides in
   float32 for 8- and 16-bit integers and in float64 for 32-bit ones, which is
   exact: with ``|a| < 2**p`` (p = 24, 53 the floats' precision) the rounding
@@ -105,6 +107,7 @@ def _wrapping(name: str):
 _iadd, _isub, _imul = _wrapping("add"), _wrapping("sub"), _wrapping("mul")
 # C's integer division (truncated toward zero); the caller never divides by 0, nor MIN by -1
 _sdiv, _udiv = _wrapping("sdiv"), _wrapping("udiv")
+_iand, _ishr = _wrapping("and_"), _wrapping("lshr")  # (numba's own widen 32-bit operands to 64)
 
 
 @intrinsic
@@ -231,7 +234,39 @@ def _plain_ops(op, a):  # noqa: C901 - one branch per op, read as a table
         return lambda code, a, b: _pick(a < b, a, b)
     if op == MEAN:
         return _mean2(a)
+    if op == POW:
+        if not isinstance(a, types.Integer):
+            raise TypingError("a compiled power is for float16 and integers")
+        if a.signed:
+            return lambda code, a, b: _ipow_signed(a, b)
+        return lambda code, a, b: _ipow_unsigned(a, b)
     return _compare(op, _ident_jit)
+
+
+@numba.njit(inline="always")
+def _ipow_unsigned(a, b):  # pragma: no cover - compiled
+    """``a ** b`` wrapping in the type (the low bits of numpy's power in uint64), by squaring."""
+    r, base, e, zero = _one(a), a, b, _isub(b, b)
+    while e != zero:
+        if _iand(e, _one(e)) != zero:
+            r = _imul(r, base)
+        base = _imul(base, base)
+        e = _ishr(e, _one(e))
+    return r
+
+
+@numba.njit(inline="always")
+def _ipow_signed(a, b):  # pragma: no cover - compiled
+    """ONNX's integer Pow: as :func:`_ipow_unsigned` for ``b >= 0``; for ``b < 0``, 1 / a**-b truncated
+    toward zero: 1 for a == 1, +-1 for a == -1 (by b's parity), else 0 (0 for a == 0 too)."""
+    zero, one = _isub(a, a), _one(a)
+    if b >= _isub(b, b):
+        return _ipow_unsigned(a, b)
+    if a == one:
+        return one
+    if a == _isub(zero, one):
+        return _isub(zero, one) if _iand(b, _one(b)) != _isub(b, b) else one
+    return zero
 
 
 def _mean2(a):

@@ -72,7 +72,8 @@ LOOPS = {
     "min": "(x0, x1, ...): numpy's minimum folded left to right (a NaN anywhere is kept)",
     "div": "(a, b): floats: numpy's divide; integers: the quotient truncated toward zero "
            "(C's, as ONNX's Div; numpy's floor_divide's 0 for a zero divisor, wrapping on MIN / -1)",
-    "pow": "(x, y): numpy's power where x, y and out are all float16 (a compiled loop for those only)",
+    "pow": "(x, y): numpy's power where x, y and out are all float16; ONNX's where they share an integer type "
+           "(wrapping; a negative exponent: 1 / x**-y truncated toward zero, 0 for x = 0)",
 }
 
 
