@@ -237,7 +237,7 @@ def _plain_ops(op, a):  # noqa: C901 - one branch per op, read as a table
     if op == POW:
         if not isinstance(a, types.Integer):
             raise TypingError("a compiled power is for float16 and integers")
-        if a.signed:
+        if a in types.signed_domain:
             return lambda code, a, b: _ipow_signed(a, b)
         return lambda code, a, b: _ipow_unsigned(a, b)
     return _compare(op, _ident_jit)
