@@ -27,8 +27,8 @@ cases that fit, drawn with a fixed seed.
 
 Each case times bcast, numpy (where numpy computes the same op), onnxruntime and
 OpenVINO at 1 and 2 threads (spinning off, see peers.py), interleaved round by
-round in an order drawn anew each round, a timing of short calls after one untimed
-call of the same candidate (:func:`interleaved` says why); medians.  The ratio is bcast / the best peer (best of
+round in an order drawn anew each round, a timing of short calls after 5 ms of untimed
+calls of the same candidate (:func:`interleaved` says why); medians.  The ratio is bcast / the best peer (best of
 onnxruntime and OpenVINO at either thread count); ratios mean something only
 within one run.  A peer that refuses an (op, dtype) or is not installed is
 reported, never a crash; a peer whose result differs from bcast's is reported
@@ -347,8 +347,9 @@ def _refusal(e: Exception) -> str:
     return f"refused ({type(e).__name__}: {' '.join(str(e).split())[:100]})"
 
 
-#: A timing of calls shorter than this starts after one untimed call (see :func:`interleaved`); longer ones
-#: carry the switch from another runtime (~0.5 ms) as a small part of themselves.
+#: A timing of calls shorter than this starts after untimed calls of the same candidate for this long (see
+#: :func:`interleaved`); longer calls carry the switch from another runtime (~0.5 ms) as a small part of
+#: themselves.
 SETTLE_S = 5e-3
 
 
@@ -356,8 +357,8 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
                 min_s: float = 2e-3) -> tuple[dict[str, float], dict[str, list[float]]]:
     """Median seconds per call of each candidate, interleaved round by round
     (in an order drawn anew each round), and every round's figure; each timing repeats a
-    call enough to last ``min_s``, after one untimed call where a call is shorter than
-    :data:`SETTLE_S`.  ``first``: the candidates whose first, untimed call the caller made
+    call enough to last ``min_s``, after untimed calls for :data:`SETTLE_S` where a call is
+    shorter than that.  ``first``: the candidates whose first, untimed call the caller made
     (its warm-up); any other is called once here first.
 
     Why the untimed call and the drawn order: a call right after another runtime's is slower
@@ -366,7 +367,10 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
     at 2 threads, 0.56 after onnxruntime; onnxruntime at 2 threads 0.34 after itself, 0.77
     after OpenVINO.  A rotating order keeps each candidate's predecessor fixed (bcast always
     followed OpenVINO), so that cost fell on one candidate alone; now each timing is of calls
-    after the candidate's own, and the order still changes round by round."""
+    after the candidate's own, and the order still changes round by round.  One untimed call
+    is not enough: OpenVINO's threads stay busy for milliseconds after its call (2^22 float32
+    channel Add: bcast 0.72 ms right after OpenVINO, 0.58 after one call of its own, 0.49 after three,
+    0.45 after ten; onnxruntime 0.58, 0.51, 0.40, 0.25), hence untimed calls for 5 ms."""
     names = list(cands)
     order = random.Random(len(names))
     inner, settle = {}, {}
@@ -385,7 +389,10 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
         for n in order.sample(names, len(names)):
             f, reps = cands[n], inner[n]
             if settle[n]:
+                until = time.perf_counter() + SETTLE_S
                 f()
+                while time.perf_counter() < until:
+                    f()
             t0 = time.perf_counter()
             for _ in range(reps):
                 f()

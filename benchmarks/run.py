@@ -35,7 +35,7 @@ Sections (each row prints its target and ``met`` / ``NOT met``):
 
 The machine may be shared and noisy: candidates are interleaved round by
 round (each round runs every candidate, in an order drawn anew, each timing
-after one untimed call of its own) and the table
+after 5 ms of untimed calls of its own) and the table
 gives medians over the rounds, so only the ratios within one run mean
 anything.
 """
@@ -78,8 +78,8 @@ def target(section: str, what: str, value: float, limit: float, unit: str = "x")
 
 def interleaved(cands: dict[str, Callable], *, rounds: int, inner: int, budget_s: float | None = None) -> dict:
     """Median seconds per call of every candidate, interleaved round by round, in an order drawn
-    anew each round; each timing after one untimed call of the same candidate (a call right after
-    another runtime's is slower: see benchmarks/matrix.py's ``interleaved``)."""
+    anew each round; each timing after untimed calls of the same candidate for 5 ms (a call right
+    after another runtime's is slower: see benchmarks/matrix.py's ``interleaved``)."""
     names = list(cands)
     for f in cands.values():  # warm up: first runs page in, compile, spin up pools
         f()
@@ -90,7 +90,10 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, inner: int, budget_s
     for r in range(rounds):
         for n in draw.sample(names, len(names)):
             f = cands[n]
+            until = time.perf_counter() + 5e-3
             f()
+            while time.perf_counter() < until:
+                f()
             t0 = time.perf_counter()
             for _ in range(inner):
                 f()

@@ -245,8 +245,8 @@ def test_a_first_call_made_by_the_caller_is_the_warm_up(monkeypatch):
 
     cands = {"warm": count("warm"), "cold": count("cold")}
     medians, rounds = matrix.interleaved(cands, rounds=3, first=["warm"], min_s=0)
-    # the sizing call, then a round's untimed call (a short call) and its timed one; "cold": a warm-up first
-    assert calls == {"warm": 1 + 3 * 2, "cold": 2 + 3 * 2}
+    # the sizing call, then each round untimed calls (short calls: for SETTLE_S) and the timed one
+    assert calls["warm"] > 1 + 3 * 2 and calls["cold"] > 2 + 3 * 2
     assert set(medians) == set(rounds) == {"warm", "cold"} and all(len(v) == 3 for v in rounds.values())
     monkeypatch.setattr(matrix, "SETTLE_S", 0.0)  # every call "long": no untimed call in a round
     calls.update(warm=0, cold=0)
