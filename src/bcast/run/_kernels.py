@@ -287,9 +287,10 @@ def _pays(code: int, value: np.dtype, found, size: int, marked: bool) -> bool:
     return size >= (BROADCAST_MIN if broadcast else CONTIGUOUS_MIN)
 
 
-#: How many times an Add's work an element of float16 power is, as the thread threshold counts it: threads
-#: from 2**18 elements (measured in one thread: 3.4-4.8 ns an element against 0.1-0.3 for an Add; at 2**18,
-#: same/row/column, one thread 0.89-0.95 ms, two 0.55-0.62, onnxruntime's two 0.47-0.53).
+#: How many times an Add's work an element of power is, as the thread threshold counts it: float16 power in
+#: threads from 2**18 elements (measured in one thread: 3.4-4.8 ns an element against 0.1-0.3 for an Add; at
+#: 2**18, same/row/column, one thread 0.89-0.95 ms, two 0.55-0.62, onnxruntime's two 0.47-0.53); integer
+#: power from bcast.run.parallel.MIN_ELEMENTS (2**21), below which no op of its dtypes splits.
 HEAVY = 32
 
 
