@@ -401,14 +401,25 @@ def _index(t0, shape):  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always")
-def _start(t0, shape, strides):  # pragma: no cover - compiled
-    """The offset of row ``t0`` in an array of ``strides`` over the outer ``shape``."""
+def _offset(idx, strides):  # pragma: no cover - compiled
+    """The offset of the outer index ``idx`` in an array of ``strides``."""
     p = _u(0)
-    rest = t0
-    for a in range(shape.size - 1, -1, -1):
-        p += (rest % shape[a]) * strides[a]
-        rest //= shape[a]
+    for a in range(idx.size):
+        p += idx[a] * strides[a]
     return p
+
+
+@numba.njit(inline="always")
+def _next_run(idx, shape):  # pragma: no cover - compiled
+    """``idx`` (the start of a run of rows along the last outer axis) moved to the next run: the last
+    axis wraps to 0, the axes before it count up."""
+    last = shape.size - 1
+    idx[last] = _u(0)
+    for a in range(last - 1, -1, -1):
+        idx[a] += _u(1)
+        if idx[a] < shape[a]:
+            return
+        idx[a] = _u(0)
 
 
 # --------------------------------------------------------------------------- the loops
@@ -433,7 +444,7 @@ def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cove
             _run2(code, out, _u(0), nk, x, _u(0), ni, y, _u(0), nj)
         return
     idx = _index(r0, shape)
-    px, py = _start(r0, shape, xs), _start(r0, shape, ys)
+    px, py = _offset(idx, xs), _offset(idx, ys)
     po = r0 * nk
     last = shape.size - 1
     nl, xl, yl = shape[last], xs[last], ys[last]
@@ -448,18 +459,8 @@ def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cove
         t += m
         if t >= r1:
             break
-        idx[last] = _u(0)  # the last axis wraps: the axes before it count up
-        px -= xl * nl
-        py -= yl * nl
-        for a in range(last - 1, -1, -1):
-            idx[a] += _u(1)
-            px += xs[a]
-            py += ys[a]
-            if idx[a] < shape[a]:
-                break
-            idx[a] = _u(0)
-            px -= xs[a] * shape[a]
-            py -= ys[a] * shape[a]
+        _next_run(idx, shape)  # (once per run of rows: the offsets are worked out again)
+        px, py = _offset(idx, xs), _offset(idx, ys)
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
@@ -472,7 +473,7 @@ def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # prag
             _run3(code, out, _u(0), nk, x, _u(0), ni, y, _u(0), nj, z, _u(0), nl)
         return
     idx = _index(r0, shape)
-    px, py, pz = _start(r0, shape, xs), _start(r0, shape, ys), _start(r0, shape, zs)
+    px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
     po = r0 * nk
     last = shape.size - 1
     nn, xl, yl, zl = shape[last], xs[last], ys[last], zs[last]
@@ -488,21 +489,8 @@ def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # prag
         t += m
         if t >= r1:
             break
-        idx[last] = _u(0)
-        px -= xl * nn
-        py -= yl * nn
-        pz -= zl * nn
-        for a in range(last - 1, -1, -1):
-            idx[a] += _u(1)
-            px += xs[a]
-            py += ys[a]
-            pz += zs[a]
-            if idx[a] < shape[a]:
-                break
-            idx[a] = _u(0)
-            px -= xs[a] * shape[a]
-            py -= ys[a] * shape[a]
-            pz -= zs[a] * shape[a]
+        _next_run(idx, shape)
+        px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
 
 
 def entry(nin: int, code: int, *args):
