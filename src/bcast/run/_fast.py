@@ -378,16 +378,8 @@ def viewer(shape: tuple, aligned: list) -> Callable:
     >>> a.shape, a.strides, a.tolist(), b is y
     ((2, 3), (0, 8), [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]], True)
     """
-    plans: list[tuple | None] = []
-    for a in aligned:
-        if tuple(a) == tuple(shape):
-            plans.append(None)
-            continue
-        steps, step = [], 1
-        for d, n in zip(reversed(a), reversed(shape)):
-            steps.append(0 if d == 1 and n != 1 else step)
-            step *= d
-        plans.append(tuple(reversed(steps)))
+    plans = [None if tuple(a) == tuple(shape) else _kernels.stretched_strides(tuple(a), tuple(shape))
+             for a in aligned]
     if 0 in shape:
         return lambda xs: [np.broadcast_to(x, shape) for x in xs]
     ndarray, broadcast_to = np.ndarray, np.broadcast_to

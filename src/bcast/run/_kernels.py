@@ -57,7 +57,7 @@ from . import _pool
 from .kernel import loop_of, ufunc_of
 from .out import overlaps
 
-__all__ = ["Loop", "available", "layout", "prepare", "try_run", "wait"]
+__all__ = ["Loop", "available", "layout", "prepare", "stretched_strides", "try_run", "wait"]
 
 # op codes of bcast.run._loops (its module is not imported until a loop is compiled)
 _BINARY = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5, "greater": 6,
@@ -325,7 +325,7 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
         return None
     code, swapped = spec
     marked, code = code >= _MARKED, code % _MARKED
-    strides = [_c_strides(s, shape) for s in shapes]
+    strides = [stretched_strides(s, shape) for s in shapes]
     if swapped:
         strides, dtypes = strides[::-1], dtypes[::-1]
     found = layout(strides, shape)
@@ -343,7 +343,7 @@ def _numba_installed() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def _c_strides(aligned: tuple, shape: tuple) -> tuple:
+def stretched_strides(aligned: tuple, shape: tuple) -> tuple:
     """Element strides of a C-contiguous array of ``aligned`` seen at ``shape`` (0 where stretched)."""
     out, step = [], 1
     for a, d in zip(reversed(aligned), reversed(shape)):
