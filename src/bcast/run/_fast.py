@@ -383,6 +383,7 @@ def viewer(shape: tuple, aligned: list) -> Callable:
     if 0 in shape:
         return lambda xs: [np.broadcast_to(x, shape) for x in xs]
     ndarray, broadcast_to = np.ndarray, np.broadcast_to
+    in_bytes: dict = {}  # (element strides, itemsize) -> byte strides, worked out on the first call
 
     def views(xs):
         found = []
@@ -390,8 +391,10 @@ def viewer(shape: tuple, aligned: list) -> Callable:
             if steps is None:  # (an array as given may lack the leading 1s of its aligned shape)
                 found.append(x if x.shape == shape else x.reshape(shape))
             elif x.flags.c_contiguous:
-                size = x.itemsize
-                found.append(ndarray(shape, x.dtype, x, 0, tuple(size * s for s in steps)))
+                strides = in_bytes.get((steps, x.itemsize))
+                if strides is None:
+                    strides = in_bytes[steps, x.itemsize] = tuple(x.itemsize * s for s in steps)
+                found.append(ndarray(shape, x.dtype, x, 0, strides))
             else:
                 found.append(broadcast_to(x, shape))
         return found
