@@ -106,6 +106,9 @@ ALL_RULE_CASES = {
         lambda s: ([s[0], s[1], *s[2]], {"transA": s[3], "transB": s[4]})),
     "openvino-broadcast-pdpd": lambda: st.tuples(shapes_st, shapes_st, st.integers(-2, 5)).map(
         lambda s: ([s[0], s[1]], {"axis": s[2]})),
+    "tflite-select": lambda: st.one_of(  # x and y equal with each form of condition, or any three shapes
+        st.tuples(shapes_st, st.integers(0, 2)).map(lambda s: ([(s[0], s[0][:1], ())[s[1]], s[0], s[0]], {})),
+        st.tuples(shapes_st, shapes_st, shapes_st).map(lambda s: (list(s), {}))),
 }
 
 
@@ -148,6 +151,8 @@ def test_plan_invariants(rule):
             assert out == plan.inputs[0]
         if rule in ("explicit", "openvino-broadcast-pdpd"):
             assert out == plan.inputs[1]
+        if rule == "tflite-select":
+            assert out == plan.inputs[1] == plan.inputs[2]
         if rule in ("numpy", "bidirectional", "unidirectional", "none"):
             assert out == np.broadcast_shapes(*plan.inputs)
 

@@ -156,6 +156,11 @@ FEATURES = {
     "openvino-broadcast-pdpd": {
         "trailing 1s ignored": lambda c: None in c.plan.axis_maps[0], "stretched": _stretched,
     },
+    "tflite-select": {
+        "scalar condition": lambda c: c.shapes[0] == () and c.shapes[1] != (),
+        "condition on the first axis": lambda c: len(c.shapes[0]) == 1 and len(c.shapes[1]) >= 2,
+        "same shapes": lambda c: len(c.shapes[0]) >= 2 and c.shapes[0] == c.shapes[1],
+    },
 }
 assert set(FEATURES) == set(RULES)
 
@@ -173,7 +178,7 @@ KINDS = {
     "pdpd": {"dims", "rank", "attribute"}, "bidirectional": {"dims"}, "explicit": {"dims", "attribute"},
     "ncnn": {"dims", "unsupported"}, "onnx-legacy": {"dims", "rank", "attribute"}, "paddle": {"dims", "attribute"},
     "openvino-select": {"dims", "attribute"}, "openvino-prelu": {"dims", "rank"}, "onnx-gemm": {"dims", "rank"},
-    "openvino-broadcast-pdpd": {"dims", "rank", "attribute"},
+    "openvino-broadcast-pdpd": {"dims", "rank", "attribute"}, "tflite-select": {"dims"},
 }
 
 

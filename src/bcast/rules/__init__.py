@@ -17,7 +17,7 @@ from ._cache import PLANS, plan_key
 # Registration order is the order of ``bcast compare``.
 from . import numpy, unidirectional, none, pdpd, bidirectional, explicit  # noqa: E402,F401
 from . import ncnn, onnx_legacy, paddle  # noqa: E402,F401
-from . import select, prelu, gemm, broadcast_pdpd  # noqa: E402,F401
+from . import select, prelu, gemm, broadcast_pdpd, tflite_select  # noqa: E402,F401
 
 __all__ = ["RULES", "Rule", "Attr", "infer", "result_shape", "get_rule", "rule_names"]
 

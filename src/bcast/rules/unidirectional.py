@@ -1,7 +1,9 @@
 """``unidirectional``: B is broadcast to A, never the other way.
 
 Source: ONNX Broadcasting.md ("unidirectional": Gemm's C, PRelu's slope);
-OpenVINO Broadcast in numpy mode (with A = target_shape, B = data).  B is
+OpenVINO Broadcast in numpy mode (with A = target_shape, B = data); TFLite's
+BROADCAST_TO (tensorflow ``tensorflow/lite/kernels/broadcast_to.cc``, with A = the
+shape, B = the input: "Output shape must be broadcastable from input shape").  B is
 right-aligned under A, its rank may not exceed A's, and each of its dims must
 equal A's or be 1.  The output is A's shape.
 
@@ -40,9 +42,9 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
 
 
 @register(
-    "unidirectional", operands=("A", "B"), framework="onnx / openvino",
+    "unidirectional", operands=("A", "B"), framework="onnx / openvino / tflite",
     summary="B is broadcast to A (right-aligned, B's dims equal A's or 1); output A",
-    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode",
+    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode; TFLite BROADCAST_TO",
 )
 def plan(ctx: Ctx):
     maps, shape = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")

@@ -381,6 +381,14 @@ def _gen_gemm(draw, p: _Params):
     return tuple(shapes), {"transA": int(ta), "transB": int(tb)}, (m, n)
 
 
+def _gen_tflite_select(draw, p: _Params):
+    """TFLite's SELECT: x and y equal; the condition a scalar, rank 1 of x's first dim, or x's shape."""
+    x = _dims(draw, p, _rank(draw, max(p.rmin, 1 if p.core else 0), p.rmax))
+    forms = [x] + [x[:1]] * (len(x) >= 1 and p.rmin <= 1) + [()] * (p.rmin == 0 and not p.core)
+    cond = forms[draw(st.integers(0, len(forms) - 1))]
+    return (cond, x, x), {}, x
+
+
 _GENERATORS: dict[str, Callable] = {
     "numpy": _gen_numpy,
     "unidirectional": _gen_unidirectional,
@@ -395,6 +403,7 @@ _GENERATORS: dict[str, Callable] = {
     "openvino-prelu": _gen_prelu,
     "onnx-gemm": _gen_gemm,
     "openvino-broadcast-pdpd": _gen_broadcast_pdpd,
+    "tflite-select": _gen_tflite_select,
 }
 assert set(_GENERATORS) == set(RULES), "every rule has a generator"
 

@@ -85,7 +85,7 @@ def _owners(case: BroadcastCase) -> set:
 
 
 _OWNERS = {"unidirectional": {0}, "pdpd": {0}, "explicit": {1}, "openvino-broadcast-pdpd": {1}, "onnx-gemm": {0, 1},
-           "openvino-prelu": {0}, "onnx-legacy": {0}}
+           "openvino-prelu": {0}, "onnx-legacy": {0}, "tflite-select": {0, 1, 2}}
 
 
 def _shape(draw, p: _Params, lo: int, hi: int) -> tuple:
@@ -208,6 +208,7 @@ _RULE_BREAKERS = {
     "openvino-prelu": ("conflict", "rank"),
     "onnx-gemm": ("conflict", "rank", "inner-dims"),
     "openvino-broadcast-pdpd": ("conflict", "rank", "axis"),
+    "tflite-select": ("conflict",),
 }
 assert set(_RULE_BREAKERS) == set(RULES), "every rule can refuse"
 

@@ -1,0 +1,258 @@
+"""Oracle: one TFLite builtin op in LiteRT's interpreter (the ``ai-edge-litert`` wheel), on numpy arrays.
+
+Each op runs in a one-op model written here, at run time, with the ``flatbuffers``
+package from the facts of TFLite's schema (``tensorflow/compiler/mlir/lite/schema/schema.fbs``,
+LiteRT's ``tflite/converter/schema/schema.fbs``): a ``Model`` (file identifier ``TFL3``,
+schema version 3) with one subgraph whose input tensors feed one ``Operator`` and whose one
+output tensor is the result.  No builtin options are written: the interpreter's parser then
+gives every op its defaults (no fused activation).  The inputs are resized to each case's
+shapes (``resize_tensor_input``, which may change the rank) before ``allocate_tensors``:
+that is where a kernel's ``Prepare`` checks the shapes and refuses (:class:`RuntimeRefused`).
+
+Two ways to run: ``delegate=False`` (the default) uses the builtin kernels alone
+(``OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES``), the kernels of
+``tensorflow/lite/kernels``; ``delegate=True`` lets the interpreter apply its default
+delegate (XNNPACK), as ``Interpreter(model_content=...)`` does.
+
+Some kernels abort the process on shapes they do not support (``TFLITE_CHECK``): run
+such inputs through :func:`run_many`, which uses a child process and turns a death into
+:class:`RuntimeCrashed`.  The wheel is imported on first use: ``pip install 'bcast[tflite]'``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import signal
+import subprocess
+import sys
+from functools import cache
+
+import numpy as np
+
+from ...core._format import format_shape
+from .._oracle import RuntimeCrashed, RuntimeRefused, last_line
+
+__all__ = ["OP_CODES", "RuntimeCrashed", "RuntimeRefused", "model", "run", "run_many", "version"]
+
+RUNTIME = "tflite"
+
+#: schema.fbs ``enum BuiltinOperator``: the ops bcast runs, at their numbers.
+OP_CODES = {
+    "ADD": 0, "MUL": 18, "SUB": 41, "DIV": 42, "MAXIMUM": 55, "MINIMUM": 57, "LESS": 58, "GREATER": 61,
+    "GREATER_EQUAL": 62, "LESS_EQUAL": 63, "SELECT": 64, "EQUAL": 71, "NOT_EQUAL": 72, "POW": 78,
+    "LOGICAL_OR": 84, "LOGICAL_AND": 86, "FLOOR_DIV": 90, "FLOOR_MOD": 95, "SQUARED_DIFFERENCE": 99,
+    "SELECT_V2": 123, "BROADCAST_TO": 130,
+}
+#: The op versions written (``OperatorCode.version``, default 1): BROADCAST_TO's builtin kernel is registered
+#: from version 2 (version 1 was TF's flex op; ``kernels/register.cc``).
+OP_VERSIONS = {"BROADCAST_TO": 2}
+#: schema.fbs: ``OperatorCode.deprecated_builtin_code`` holds codes below this; above, this value.
+_PLACEHOLDER_FOR_GREATER_OP_CODES = 127
+#: schema.fbs ``enum TensorType``, for the numpy types the ops here take.
+TENSOR_TYPES = {"float32": 0, "int32": 2, "int64": 4, "bool": 6}
+
+
+def _litert():
+    from ...core._require import require
+
+    return require("ai_edge_litert", "the TFLite oracle")
+
+
+def version() -> str:
+    """The installed ``ai-edge-litert`` wheel's version, e.g. ``2.3.0``."""
+    from importlib.metadata import version as dist_version
+
+    _litert()
+    return dist_version("ai-edge-litert")
+
+
+# --------------------------------------------------------------------------- the one-op model
+
+
+def _int_vector(b, values) -> int:
+    b.StartVector(4, len(values), 4)
+    for v in reversed(values):
+        b.PrependInt32(int(v))
+    return b.EndVector()
+
+
+def _offset_vector(b, offsets) -> int:
+    b.StartVector(4, len(offsets), 4)
+    for o in reversed(offsets):
+        b.PrependUOffsetTRelative(o)
+    return b.EndVector()
+
+
+@cache
+def model(op: str, dtypes: tuple, out_dtype: str, out_shape: tuple = ()) -> bytes:
+    """The bytes of a ``.tflite`` model of one ``op`` whose inputs have the numpy types ``dtypes``
+    (each a key of :data:`TENSOR_TYPES`) and whose output has ``out_dtype``.  The inputs are
+    declared of shape ``[]`` (the caller resizes them), the output of ``out_shape``."""
+    import flatbuffers
+
+    b = flatbuffers.Builder(1024)
+    code = OP_CODES[op]
+    names = [b.CreateString(f"in{i}") for i in range(len(dtypes))] + [b.CreateString("out")]
+    tensors = []
+    for k, (name, dtype) in enumerate(zip(names, (*dtypes, out_dtype))):
+        shape = _int_vector(b, list(out_shape) if k == len(dtypes) else [])
+        b.StartObject(11)  # table Tensor: shape, type, buffer, name, ...
+        b.PrependUOffsetTRelativeSlot(0, shape, 0)
+        b.PrependInt8Slot(1, TENSOR_TYPES[dtype], 0)
+        b.PrependUint32Slot(2, 0, 0)  # buffer 0: the empty buffer (no data)
+        b.PrependUOffsetTRelativeSlot(3, name, 0)
+        tensors.append(b.EndObject())
+    n = len(dtypes)
+    op_inputs, op_outputs = _int_vector(b, range(n)), _int_vector(b, [n])
+    b.StartObject(13)  # table Operator: opcode_index, inputs, outputs, ...
+    b.PrependUint32Slot(0, 0, 0)
+    b.PrependUOffsetTRelativeSlot(1, op_inputs, 0)
+    b.PrependUOffsetTRelativeSlot(2, op_outputs, 0)
+    operator = b.EndObject()
+    tensor_vec, sg_inputs, sg_outputs = _offset_vector(b, tensors), _int_vector(b, range(n)), _int_vector(b, [n])
+    operators = _offset_vector(b, [operator])
+    b.StartObject(6)  # table SubGraph: tensors, inputs, outputs, operators, name, ...
+    b.PrependUOffsetTRelativeSlot(0, tensor_vec, 0)
+    b.PrependUOffsetTRelativeSlot(1, sg_inputs, 0)
+    b.PrependUOffsetTRelativeSlot(2, sg_outputs, 0)
+    b.PrependUOffsetTRelativeSlot(3, operators, 0)
+    subgraph = b.EndObject()
+    b.StartObject(4)  # table OperatorCode: deprecated_builtin_code, custom_code, version, builtin_code
+    b.PrependInt8Slot(0, min(code, _PLACEHOLDER_FOR_GREATER_OP_CODES), 0)
+    b.PrependInt32Slot(2, OP_VERSIONS.get(op, 1), 1)
+    b.PrependInt32Slot(3, code, 0)
+    opcode = b.EndObject()
+    b.StartObject(3)  # table Buffer: data, offset, size
+    empty = b.EndObject()
+    opcodes, subgraphs, buffers = _offset_vector(b, [opcode]), _offset_vector(b, [subgraph]), _offset_vector(b, [empty])
+    b.StartObject(5)  # table Model: version, operator_codes, subgraphs, description, buffers, ...
+    b.PrependUint32Slot(0, 3, 0)
+    b.PrependUOffsetTRelativeSlot(1, opcodes, 0)
+    b.PrependUOffsetTRelativeSlot(2, subgraphs, 0)
+    b.PrependUOffsetTRelativeSlot(4, buffers, 0)
+    b.Finish(b.EndObject(), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def _out_dtype(op: str, arrays) -> str:
+    if op in ("LESS", "GREATER", "GREATER_EQUAL", "LESS_EQUAL", "EQUAL", "NOT_EQUAL"):
+        return "bool"
+    return arrays[1].dtype.name if op in ("SELECT", "SELECT_V2") else arrays[0].dtype.name
+
+
+def interpreter(op: str, dtypes: tuple, out_dtype: str, *, delegate: bool = False, out_shape: tuple = ()):
+    """A fresh interpreter of :func:`model` (its tensors not yet allocated)."""
+    _litert()
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    resolver = OpResolverType.AUTO if delegate else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    return Interpreter(model_content=model(op, dtypes, out_dtype, tuple(out_shape)),
+                       experimental_op_resolver_type=resolver,
+                       num_threads=1)
+
+
+def run(op: str, *inputs, delegate: bool = False, out_shape: tuple = ()) -> np.ndarray:
+    """TFLite's builtin ``op`` on ``arrays`` (numpy arrays of float32, int32, int64 or bool; BROADCAST_TO's
+    second input is the int32 shape), in this process, in a fresh interpreter whose model declares the
+    output of shape ``out_shape``.
+
+    Returns the output (a copy); raises :class:`RuntimeRefused` when the interpreter refuses (a kernel's
+    ``Prepare`` or ``Eval`` fails).  Shapes a kernel may abort on: :func:`run_many`.
+    """
+    arrays = [np.array(a, order="C") for a in inputs]  # (np.ascontiguousarray makes a scalar 1-D)
+    dtypes = tuple(a.dtype.name for a in arrays)
+    for d in dtypes:
+        if d not in TENSOR_TYPES:
+            raise RuntimeRefused(RUNTIME, f"no TFLite tensor type for numpy {d} here")
+    interp = interpreter(op, dtypes, _out_dtype(op, arrays), delegate=delegate, out_shape=out_shape)
+    try:
+        for i, a in enumerate(arrays):
+            interp.resize_tensor_input(i, list(a.shape))
+        interp.allocate_tensors()
+        for i, a in enumerate(arrays):
+            interp.set_tensor(interp.get_input_details()[i]["index"], a)
+        interp.invoke()
+    except (RuntimeError, ValueError) as e:
+        raise RuntimeRefused(RUNTIME, last_line(e)) from None
+    out = interp.get_output_details()[0]
+    try:
+        return np.array(interp.get_tensor(out["index"]), copy=True)
+    except ValueError as e:  # the binding cannot read an empty dynamic tensor ("Invalid tensor size.")
+        if 0 in out["shape"]:
+            return np.empty(tuple(out["shape"]), out["dtype"])
+        raise RuntimeRefused(RUNTIME, last_line(e)) from None
+
+
+# --------------------------------------------------------------------------- in a child process
+
+
+def run_many(jobs, *, delegate: bool = False, timeout: float = 120) -> list:
+    """Run many ``(op, *arrays)`` jobs in child processes; one result per job, in order: the
+    output array, or the :class:`RuntimeRefused` (:class:`RuntimeCrashed` if the child died on
+    that job) -- returned, not raised.  After a crash the remaining jobs run in a fresh child."""
+    todo = [(op, [np.array(a, order="C") for a in arrays]) for op, *arrays in jobs]
+    results: list = []
+    while len(results) < len(todo):
+        done, crash = _run_child(todo[len(results):], delegate, timeout)
+        results.extend(done)
+        if crash is not None:
+            results.append(crash)
+    return results
+
+
+def _run_child(jobs: list, delegate: bool, timeout: float):
+    """One child on ``jobs``: the results it wrote, and the crash that stopped it (or None)."""
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ, OMP_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=os.pathsep.join(
+        p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from bcast.frameworks.tflite.oracle import _child_main; _child_main()"],
+            input=pickle.dumps((jobs, delegate)), capture_output=True, timeout=timeout, env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return [], RuntimeCrashed(RUNTIME, f"the child running {len(jobs)} job(s) timed out after {timeout} s", -9)
+    done = _read_results(proc.stdout)
+    if len(done) == len(jobs):
+        return done, None
+    if proc.returncode == 0:
+        detail = proc.stderr.decode(errors="replace").strip()[-300:]
+        return done, RuntimeCrashed(RUNTIME, f"the child stopped without a result: {detail}", 0)
+    op, arrays = jobs[len(done)]
+    shapes = " and ".join(format_shape(a.shape) for a in arrays)
+    return done, RuntimeCrashed(RUNTIME, f"{op} on {shapes} killed the process ({_status(proc.returncode)})",
+                                proc.returncode)
+
+
+def _read_results(data: bytes) -> list:
+    stream, out = io.BytesIO(data), []
+    while stream.tell() < len(data):
+        try:
+            out.append(pickle.load(stream))
+        except Exception:  # a record cut short by the crash
+            break
+    return out
+
+
+def _status(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def _child_main() -> None:
+    """The child: read the pickled jobs on stdin, write one pickled result per job."""
+    jobs, delegate = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
+    for op, arrays in jobs:
+        try:
+            result: object = run(op, *arrays, delegate=delegate)
+        except RuntimeRefused as e:
+            result = e
+        pickle.dump(result, out)
+        out.flush()
