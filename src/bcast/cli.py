@@ -68,6 +68,8 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
                    help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
+    g.add_argument("--max-rank", type=int, metavar="N",
+                   help="numpy, equal-rank: the most dims an input may have (a framework's limit)")
 
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
@@ -206,6 +208,8 @@ def _attrs_from(args) -> dict:
         attrs["transA"] = True
     if args.trans_b:
         attrs["transB"] = True
+    if args.max_rank is not None:
+        attrs["max_rank"] = args.max_rank
     return attrs
 
 
