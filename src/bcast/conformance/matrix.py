@@ -14,6 +14,7 @@ reference       the same node in onnx's ReferenceEvaluator            values
 openvino        OpenVINO's shape inference of one op                 shape
 openvino-cpu    the op compiled on OpenVINO's CPU plugin (batched)   values
 ncnn            ncnn's BinaryOp, in a child process (batched)        values
+tflite          a one-op model in LiteRT's interpreter (child)        values
 ==============  ===================================================  ==========
 
 The columns are plug-ins: each framework's package declares its own
