@@ -69,6 +69,9 @@ def _draw(rule, rng):
         mode = str(rng.choice(["numpy", "pdpd", "none"]))
         shapes = (base, base, base) if mode == "none" else (cond, a if mode == "numpy" else base, b)
         return shapes, {"auto_broadcast": mode, "axis": _axis(rng, start) if mode == "pdpd" else -1}
+    if rule == "tflite-select":  # x and y equal; the condition a scalar, x's first dim, or x's shape
+        cond = ((), base[:1], base)[int(rng.integers(0, 3))]
+        return (cond, base, base), {}
     if rule == "openvino-prelu":
         data = base if len(base) >= 2 else (2, 3)
         slope = (data[1],) if rng.random() < 0.4 else b
@@ -95,8 +98,8 @@ def _cases(rule, seed, count=CASES_PER_RULE):
             plan = infer(*shapes, rule=rule, **attrs)
         except BroadcastError:
             continue
-        op = None if rule in ("openvino-select", "openvino-prelu", "onnx-gemm", "bidirectional", "explicit",
-                              "openvino-broadcast-pdpd") else BINARY_OPS[len(out) % len(BINARY_OPS)]
+        op = None if rule in ("openvino-select", "tflite-select", "openvino-prelu", "onnx-gemm", "bidirectional",
+                              "explicit", "openvino-broadcast-pdpd") else BINARY_OPS[len(out) % len(BINARY_OPS)]
         out.append((plan, op))
         if len(out) == count:
             break
@@ -113,7 +116,7 @@ def _inputs(plan, rng):
     xs = []
     for i in range(n):
         shape = plan.inputs[i]
-        if plan.rule == "openvino-select" and i == 0:
+        if plan.rule in ("openvino-select", "tflite-select") and i == 0:
             xs.append(rng.random(shape) < 0.5)
         else:
             x = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
@@ -136,7 +139,7 @@ def _expected(plan, op, xs):
     views = [view(i) for i in range(len(xs))]
     if plan.rule in ("bidirectional", "explicit", "openvino-broadcast-pdpd"):
         return views[0]
-    if plan.rule == "openvino-select":
+    if plan.rule in ("openvino-select", "tflite-select"):
         return np.where(*views)
     if plan.rule == "openvino-prelu":
         return np.where(views[0] < 0, views[0] * views[1], views[0])
@@ -385,8 +388,8 @@ def test_cli_errors():
 
 def test_cli_usage_errors(capsys):
     with pytest.raises(SystemExit) as info:
-        main(["translate", "2,3", "3", "--to", "tflite"])
-    assert info.value.code == 2 and "invalid choice: 'tflite'" in capsys.readouterr().err
+        main(["translate", "2,3", "3", "--to", "caffe"])
+    assert info.value.code == 2 and "invalid choice: 'caffe'" in capsys.readouterr().err
     assert main(["translate", "2,3", "3", "--to", "onnx", "--op", "Foo"]) == 2
     assert capsys.readouterr().err.startswith("bcast translate: error: translate: unknown op 'Foo'")
 

@@ -20,13 +20,14 @@ Make = Callable[[Reshape, str, str], Step]
 
 def _names(plan: Plan, target: str) -> list[str]:
     """The recipe's input names: ncnn's blobs in0, in1...; else the plan's names, lower case,
-    made valid Python names (``else`` is ``else_``)."""
+    made valid Python names (``else`` is ``else_``), none the output's ``y`` (TFLite's SELECT has an input y)."""
     if target == "ncnn":
         return [f"in{i}" for i in range(len(tensors(plan)))]
     out = []
     for i in tensors(plan):
         name = "".join(ch if ch.isalnum() else "_" for ch in plan.names[i].lower()) or f"x{i}"
-        out.append(name + "_" if keyword.iskeyword(name) or name == "np" or name[0].isdigit() else name)
+        clash = keyword.iskeyword(name) or name in ("np", "y") or name[0].isdigit()  # y: the recipe's output
+        out.append(name + "_" if clash else name)
     return out
 
 

@@ -61,7 +61,7 @@ _BY_NAME = {alias.lower(): o for o in OPS for alias in (o.name, o.numpy, o.onnx,
 #: Source rules whose op is fixed; every other rule is element-wise (a binary op, or Where for 3 inputs).
 RULE_OP = {
     "bidirectional": "Expand", "explicit": "Expand", "openvino-broadcast-pdpd": "Expand",
-    "openvino-select": "Where", "openvino-prelu": "PRelu", "onnx-gemm": "Gemm",
+    "openvino-select": "Where", "openvino-prelu": "PRelu", "onnx-gemm": "Gemm", "tflite-select": "Where",
 }
 #: Element-wise rules that may also take PRelu (a slope broadcast into data).
 PRELU_RULES = ("unidirectional", "openvino-prelu")
