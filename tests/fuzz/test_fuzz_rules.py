@@ -26,7 +26,7 @@ from bcast.translation.search import TranslationError, translate
 from support.fuzz_harness import fuzz, only_documented, time_limit
 from support.fuzz_inputs import attrs_for, names_values, policies, shapes, valid_dims, valid_shapes
 
-TARGETS = ("numpy", "onnx", "openvino", "ncnn")
+TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite")
 
 
 def _one_line(e: Exception) -> None:
@@ -217,7 +217,7 @@ def test_compare(case):
             assert (row["shape"] is not None) == (row["ok"] is True)
 
 
-@given(case=any_rule_case(), to=st.sampled_from(TARGETS + ("NumPy", "tflite", "", None)),
+@given(case=any_rule_case(), to=st.sampled_from(TARGETS + ("NumPy", "caffe", "", None)),
        op=st.sampled_from([None, None, "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Where", "PRelu", "Gemm",
                            "Expand", "Subtract", "MUL", "add", "", "Foo", 3, ["Add"]]))
 @fuzz("translate", examples=150)

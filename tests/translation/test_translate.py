@@ -204,6 +204,19 @@ def test_ncnn_recipes_run_right():
     assert len(recipes) >= 100, why
 
 
+def test_tflite_recipes_run_right():
+    """Every recipe as a .tflite model (RESHAPE, then the op or BROADCAST_TO) in LiteRT's interpreter; TFLite has
+    no form of PRelu and Gemm, and the one-element SELECT_V2 is avoided (deviation tflite-select-one-element)."""
+    pytest.importorskip("ai_edge_litert")
+    recipes, got, expected, refused = _run_target("tflite")
+    assert len(recipes) + len(refused) == len(ALL_CASES)
+    why = {e.reason.split(" (")[0] for _, e in refused}
+    assert why <= {"TFLite has no builtin that broadcasts as PRelu does", "TFLite has no builtin that broadcasts "
+                   "as Gemm does", "every form of Where on tflite hits a runtime deviation"}, why
+    assert len(recipes) >= 0.8 * len(ALL_CASES), why
+    _check(recipes, got, expected, rtol=1e-5)
+
+
 # --------------------------------------------------------------------------- fixed cases: minimality
 
 
@@ -211,7 +224,8 @@ def _ops(recipe):
     return [s.op for s in recipe.steps]
 
 
-@pytest.mark.parametrize("target, op", [("numpy", "add"), ("onnx", "Add"), ("openvino", "Add"), ("ncnn", "BinaryOp")])
+@pytest.mark.parametrize("target, op", [("numpy", "add"), ("onnx", "Add"), ("openvino", "Add"), ("ncnn", "BinaryOp"),
+                                        ("tflite", "ADD")])
 def test_numpy_rule_is_just_the_op(target, op):
     """A pair numpy's rule and the target's own broadcasting agree on needs nothing but the op."""
     for a, b in [((2, 3, 4), (4,)), ((8, 1, 6, 1), (7, 1, 5)), ((3, 1), (1, 3)), ((2, 3), (2, 3))]:
@@ -339,8 +353,9 @@ def test_no_recipe_says_why(plan, target, match):
 
 
 @pytest.mark.parametrize("source, to, op, match", [
-    ((infer((2, 3), (3,)),), "tflite", None, "unknown target 'tflite'; the targets are: numpy, onnx, openvino, ncnn"),
-    (((2, 3), (3,)), "tflite", None, "unknown target 'tflite'"),  # shapes, as infer takes them
+    ((infer((2, 3), (3,)),), "caffe", None,
+     "unknown target 'caffe'; the targets are: numpy, onnx, openvino, ncnn, tflite"),
+    (((2, 3), (3,)), "caffe", None, "unknown target 'caffe'"),  # shapes, as infer takes them
     ((infer((2, 3), (3,)),), "onnx", "Foo", "unknown op 'Foo'"),
     ((infer((2, 3), (3,)),), "onnx", "Where", r"Where takes 3 inputs; the plan has 2 \(A, B\)"),
     ((infer((2, 3), (3,), rule="pdpd"),), "onnx", "PRelu", "PRelu broadcasts by the rules"),

@@ -132,6 +132,19 @@ def _build_ncnn(plan: Plan, op: Op, form: Form, reshapes: Sequence[Reshape], avo
     return _recipe(plan, op, "ncnn", op.ncnn_name or op.name, names, steps, avoided)
 
 
+def _build_tflite(plan: Plan, op: Op, form: Form, reshapes: Sequence[Reshape], avoided: tuple) -> Recipe:
+    def make(r: Reshape, src: str, dst: str) -> Step:
+        return Step("RESHAPE", (src,), dst, (("shape", r.shape),))
+
+    names = _names(plan, "tflite")
+    steps, values = _reshape_steps(plan, "tflite", names, reshapes, make)
+    assert op.tflite is not None  # (the precheck refuses the others)
+    attrs = (("shape", form.operands[0]),) if op.kind == "broadcast" else ()
+    steps.append(Step(op.tflite, tuple(values), "y", attrs))
+    return _recipe(plan, op, "tflite", op.tflite, names, steps, avoided)
+
+
 #: Target -> its builder ``(plan, op, form, reshapes, avoided) -> Recipe``.
 BUILD: dict[str, Callable[[Plan, Op, Form, Sequence[Reshape], tuple], Recipe]] = {
-    "numpy": _build_numpy, "onnx": _build_onnx, "openvino": _build_openvino, "ncnn": _build_ncnn}
+    "numpy": _build_numpy, "onnx": _build_onnx, "openvino": _build_openvino, "ncnn": _build_ncnn,
+    "tflite": _build_tflite}

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.dims import is_static
 from ..core.plan import Plan
+from ..frameworks.tflite.from_onnx import KERNEL_MAX_RANK as TFLITE_MAX_RANK
 from .ops import Op
 
 __all__ = ["Form", "Reshape", "candidates", "forms", "realizable"]
@@ -40,6 +41,8 @@ def forms(target: str, op: Op, plan: Plan) -> list[Form]:
         return [Form({"numpy": "numpy", "onnx": "unidirectional", "openvino": "openvino-prelu"}[target], same)]
     if target == "ncnn":
         return [Form("ncnn", same)]
+    if target == "tflite":  # the kernels' numpy broadcasting, within their rank limit
+        return [Form("numpy", same, (("max_rank", TFLITE_MAX_RANK),))]
     if target != "openvino":
         return [Form("numpy", same)]
     native: list[Form] = []
@@ -67,7 +70,7 @@ def _broadcast_forms(target: str, plan: Plan) -> list[Form]:
     the general form, data (reshaped) broadcast to the output shape."""
     rule, attrs = plan.rule, dict(plan.attrs)
     given, out = tuple(plan.inputs[1]), tuple(plan.shape)
-    if target == "numpy":  # np.broadcast_to: data into the shape, one way
+    if target in ("numpy", "tflite"):  # np.broadcast_to, BROADCAST_TO: data into the shape, one way
         return [Form("unidirectional", (out, 0))]
     if target == "onnx":  # Expand: bidirectional
         native = [Form("bidirectional", (0, given), reshape=False)] if rule == "bidirectional" else []

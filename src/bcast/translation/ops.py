@@ -18,6 +18,7 @@ from ..core.plan import Plan
 from ..frameworks.ncnn.op_types import FROM_ONNX as NCNN_FROM_ONNX
 from ..frameworks.ncnn.op_types import code as ncnn_code
 from ..frameworks.openvino.from_onnx import FROM_ONNX as OPENVINO_FROM_ONNX
+from ..frameworks.tflite.from_onnx import FROM_ONNX as TFLITE_FROM_ONNX
 
 __all__ = ["OPS", "Op", "RULE_OP", "PRELU_RULES", "find", "source_op", "tensors"]
 
@@ -36,6 +37,7 @@ class Op:
     openvino: str
     ncnn: int | None = None
     ncnn_name: str | None = None
+    tflite: str | None = None  # TFLite's builtin, or None where it has none
 
 
 #: The ops, by ONNX name, with numpy's function for each (in the order :data:`OPS` lists them).
@@ -51,12 +53,13 @@ def _row(name: str) -> Op:
     ncnn = NCNN_FROM_ONNX.get(name)
     openvino = OPENVINO_FROM_ONNX.get(name) or _OPENVINO_COMPOSED[name]
     return Op(name, _KINDS.get(name, "binary"), _NUMPY[name], name, openvino,
-              None if ncnn is None else ncnn_code(ncnn), ncnn)
+              None if ncnn is None else ncnn_code(ncnn), ncnn, TFLITE_FROM_ONNX.get(name))
 
 
 #: The op table: bcast's (ONNX's) name first; any of the names below selects the op.
 OPS = tuple(_row(name) for name in _NUMPY)
-_BY_NAME = {alias.lower(): o for o in OPS for alias in (o.name, o.numpy, o.onnx, o.openvino, o.ncnn_name) if alias}
+_BY_NAME = {alias.lower(): o for o in OPS for alias in (o.name, o.numpy, o.onnx, o.openvino, o.ncnn_name, o.tflite)
+            if alias}
 
 #: Source rules whose op is fixed; every other rule is element-wise (a binary op, or Where for 3 inputs).
 RULE_OP = {
@@ -72,7 +75,7 @@ def find(name: Any) -> Op:
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
         raise InputError(f"translate: unknown op {brief(name)}; the ops are: {', '.join(o.name for o in OPS)} "
-                         "(or their numpy, onnx, openvino or ncnn names)")
+                         "(or their numpy, onnx, openvino, ncnn or tflite names)")
     return found
 
 

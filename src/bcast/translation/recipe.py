@@ -16,7 +16,7 @@ from .text import TEXT
 __all__ = ["TARGETS", "Recipe", "TranslationError"]
 
 #: The frameworks a plan translates to.
-TARGETS = ("numpy", "onnx", "openvino", "ncnn")
+TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite")
 
 
 class TranslationError(ValueError):
@@ -89,10 +89,11 @@ class Recipe:
 
     def model(self) -> Any:
         """The recipe as the target's model: an ``onnx.ModelProto``, an ``openvino.Model``,
-        the ncnn ``.param`` text, or for numpy the expression's code object."""
+        the ncnn ``.param`` text, for numpy the expression's code object, for TFLite a list holding
+        the ``.tflite`` model's bytes."""
         return runtimes.model([self])
 
     def run(self, *arrays: Any) -> Any:
         """Run the recipe on the real target (numpy, onnxruntime, OpenVINO's CPU plugin,
-        ncnn) with ``arrays`` as its inputs, in order; returns the output array."""
+        ncnn, TFLite's interpreter) with ``arrays`` as its inputs, in order; returns the output array."""
         return runtimes.run_many([self], [arrays])[0]

@@ -66,14 +66,27 @@ def _ncnn_model(recipes: Sequence[Recipe]) -> str:
     return ncnn_text(prefixed(recipes))
 
 
+def _tflite_models(recipes: Sequence[Recipe]) -> list[bytes]:
+    """One ``.tflite`` model (its bytes) per recipe: a TFLite subgraph has one output here."""
+    from ..frameworks.tflite.oracle import graph
+
+    out = []
+    for recipe in recipes:
+        steps = tuple((s.op, s.inputs, s.output, s.attr("shape")) for s in recipe.steps)
+        out.append(graph(recipe.inputs, steps, (recipe.output, tuple(recipe.shape), "float32")))
+    return out
+
+
 _MODEL: dict[str, Callable[[Sequence[Recipe]], Any]] = {
-    "numpy": _numpy_model, "onnx": _onnx_model, "openvino": _openvino_model, "ncnn": _ncnn_model}
+    "numpy": _numpy_model, "onnx": _onnx_model, "openvino": _openvino_model, "ncnn": _ncnn_model,
+    "tflite": _tflite_models}
 
 
 def model(recipes: Iterable[Recipe]) -> Any:
     """One model holding many recipes of one target, each's names prefixed ``r0_``, ``r1_``...
     (none for a single recipe): an ONNX ``ModelProto``, an ``openvino.Model``, an ncnn
-    ``.param`` text, or for numpy a list of code objects."""
+    ``.param`` text, or for numpy a list of code objects (for TFLite: a list of ``.tflite`` models'
+    bytes, one per recipe)."""
     recipes = list(recipes)
     return _MODEL[_one_target(recipes)](recipes)
 
@@ -150,5 +163,14 @@ def _run_ncnn(recipes: Sequence[Recipe], inputs: Sequence[Sequence[Any]]) -> lis
             for recipe, prefix in prefixed(recipes)]
 
 
+def _run_tflite(recipes: Sequence[Recipe], inputs: Sequence[Sequence[Any]]) -> list:
+    require("ai_edge_litert", "running a TFLite recipe")
+    from ..frameworks.tflite.oracle import run_graph
+
+    feeds = _feeds(recipes, inputs)
+    return [run_graph(content, *(feeds[prefix + n] for n, _, _ in recipe.inputs))
+            for content, (recipe, prefix) in zip(_tflite_models(recipes), prefixed(recipes))]
+
+
 _RUN: dict[str, Callable[[Sequence[Recipe], Sequence[Sequence[Any]]], list]] = {
-    "numpy": _run_numpy, "onnx": _run_onnx, "openvino": _run_openvino, "ncnn": _run_ncnn}
+    "numpy": _run_numpy, "onnx": _run_onnx, "openvino": _run_openvino, "ncnn": _run_ncnn, "tflite": _run_tflite}

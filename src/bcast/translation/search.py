@@ -1,7 +1,7 @@
 """Translate: one framework's broadcast as another framework's explicit ops.
 
 :func:`translate` takes the :class:`~bcast.core.plan.Plan` of a source rule and a
-target (``numpy``, ``onnx``, ``openvino`` or ``ncnn``) and returns the
+target (``numpy``, ``onnx``, ``openvino``, ``ncnn`` or ``tflite``) and returns the
 :class:`Recipe`: the *minimal* sequence of explicit steps -- Reshape /
 Unsqueeze of some inputs, then the op, or the target's broadcast-to op -- that
 makes the target compute what the source computes: the same output shape and
@@ -32,6 +32,10 @@ Recipes are plain data (no runtime is imported to make one):
 - ``ncnn``: the ``.param`` text as pnnx writes it (magic 7767517, layer and
   blob counts, Input layers, Reshape with ``0=w 1=h 11=d 2=c``, BinaryOp
   with ``0=op_type``); inputs are the blobs ``in0``, ``in1``, the output ``out0``.
+- ``tflite``: TFLite builtins (RESHAPE with a constant shape, then the op --
+  ADD ... POW, SELECT_V2 -- within the kernels' rank limit 8, or BROADCAST_TO);
+  :meth:`Recipe.model` writes ``.tflite`` models, :meth:`Recipe.run` runs them in
+  LiteRT's interpreter.
 
 Recipes assume float32 tensors (Select's cond: bool): the deviations are
 consulted for that element type, on the CPU plugin for OpenVINO.  Where no
@@ -69,6 +73,7 @@ from ..frameworks.deviations import Note, Runtime, notes_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
 from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
+from ..frameworks.tflite.deviations import TFLiteRuntime
 from ..rules import infer
 from .build import BUILD
 from .forms import Form, Reshape, candidates, forms, realizable
@@ -106,7 +111,8 @@ def _agrees(plan: Plan, form: Form, got: Plan) -> bool:
 #: The runtimes whose deviations a target's recipe must avoid (OpenVINO: its CPU plugin).
 _RUNTIMES: dict[str, tuple[Runtime, ...]] = {
     "numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,),
-    "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,)}
+    "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,),
+    "tflite": (TFLiteRuntime.INTERPRETER,)}
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list[Note]:
@@ -119,7 +125,8 @@ def _search(plan: Plan, target: str, op: Op
             ) -> tuple[tuple[Form, Choice] | None, list[Note], list[str]]:
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
-    op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name}[target]
+    op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name,
+               "tflite": op.tflite or op.name}[target]
     tried: list[tuple[tuple[int, int], list[Note]]] = []  # combinations ruled out by a deviation
     why: list[str] = []
     best: tuple[tuple[int, int], Form, Choice] | None = None
@@ -172,6 +179,12 @@ def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Note], why: list[s
 
 def _precheck(plan: Plan, target: str, op: Op) -> str | None:
     """Why the target cannot take these inputs at all, before any form is tried."""
+    if target == "tflite":
+        if op.tflite is None:
+            return (f"TFLite has no builtin that broadcasts as {op.name} does (its PRELU and FULLY_CONNECTED take "
+                    "their alpha and bias by rules of their own)")
+        if not all(is_static(d) for s in (*plan.inputs, plan.shape) for d in s):
+            return "a TFLite recipe is written for static shapes (RESHAPE and BROADCAST_TO take them as constants)"
     if target == "ncnn":
         if op.kind in _NCNN_CANNOT:
             return _NCNN_CANNOT[op.kind]
@@ -195,7 +208,7 @@ def translate(*source: Any, to: str, op: str | None = None, rule: str = "numpy",
         The source: one :class:`~bcast.core.plan.Plan` (``bcast.infer(*shapes, rule=..., **attrs)``),
         or the shapes themselves with ``rule``, ``names``, ``policy`` and the rule's
         attributes, as :func:`bcast.infer` takes them: ``translate((2, 3, 4), (3, 4), to="ncnn")``.
-    to : {"numpy", "onnx", "openvino", "ncnn"}
+    to : {"numpy", "onnx", "openvino", "ncnn", "tflite"}
         The target framework.
     op : str, optional
         The op, by bcast's, numpy's, ONNX's, OpenVINO's or ncnn's name (:data:`OPS`):

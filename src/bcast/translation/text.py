@@ -17,7 +17,8 @@ from .step import Step
 if TYPE_CHECKING:
     from .recipe import Recipe
 
-__all__ = ["NCNN_MAGIC", "ONNX_IR", "ONNX_OPSET", "OV_CONST", "TEXT", "ncnn_text", "onnx_text", "prefixed", "renamed"]
+__all__ = ["NCNN_MAGIC", "ONNX_IR", "ONNX_OPSET", "OV_CONST", "TEXT", "ncnn_text", "onnx_text", "prefixed", "renamed",
+           "tflite_text"]
 
 #: The ONNX opset of the recipes (Unsqueeze takes its axes as an input from 13 on) and its IR version.
 ONNX_OPSET, ONNX_IR = 13, 7
@@ -178,6 +179,22 @@ def ncnn_text(items: Items) -> str:
     return f"{NCNN_MAGIC}\n{len(lines)} {blobs}\n" + "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- TFLite
+
+
+def tflite_text(items: Items) -> str:
+    """The recipes as TFLite builtins, one per line: each input's type and shape, then ``out = OP(ins)``,
+    the constant shape input of RESHAPE and BROADCAST_TO written as ``shape=[...]``."""
+    lines = []
+    for recipe, prefix in items:
+        inputs, steps, _ = renamed(recipe, prefix)
+        lines += [f"{n} = input({t}, [{_dims(s)}])" for n, s, t in inputs]
+        for s in steps:
+            args = list(s.inputs) + [f"{k}=[{_dims(v)}]" for k, v in s.attrs]
+            lines.append(f"{s.output} = {s.op}({', '.join(args)})")
+    return "\n".join(lines)
+
+
 #: Target -> its text of (recipe, prefix) pairs.
 TEXT: dict[str, Callable[[Items], str]] = {"numpy": _numpy_text, "onnx": onnx_text, "openvino": _openvino_text,
-                                           "ncnn": ncnn_text}
+                                           "ncnn": ncnn_text, "tflite": tflite_text}

@@ -63,14 +63,10 @@ from ...run import execute
 from ...run.kernel import elementwise, std_max, std_min, ufunc_kernel
 from .._blocks import blocks
 from .._op import Op as _Op
+from .from_onnx import FROM_ONNX, KERNEL_MAX_RANK
 
-__all__ = ["CONVERTER_MAX_RANK", "KERNEL_MAX_RANK", "OPS", "Op", "describe", "ops", "plan", "run"]
+__all__ = ["CONVERTER_MAX_RANK", "FROM_ONNX", "KERNEL_MAX_RANK", "OPS", "Op", "describe", "ops", "plan", "run"]
 
-#: The highest rank at which each kernel broadcasts inputs of different shapes (inputs of one shape
-#: have no limit).  ``BroadcastBinaryOpSimple`` and ``BroadcastSelectSimple`` hold ``kMaxRank = 8``
-#: (``TFLITE_CHECK_LE(dims_count, kMaxRank)``); SELECT_V2's ``Prepare`` refuses an output of rank
-#: above 8.  Measured on ai-edge-litert 2.3.0 (tests/frameworks/test_tflite_run.py).
-KERNEL_MAX_RANK = 8
 
 #: The TFLite converter's limits, per op: the rank up to which the converter leaves an implicit
 #: broadcast to the kernel; past it (when the shapes differ) it legalizes the TF op with BROADCAST_TO

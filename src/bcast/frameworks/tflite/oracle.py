@@ -34,7 +34,7 @@ import numpy as np
 from ...core._format import format_shape
 from .._oracle import RuntimeCrashed, RuntimeRefused, last_line
 
-__all__ = ["OP_CODES", "RuntimeCrashed", "RuntimeRefused", "model", "run", "run_many", "version"]
+__all__ = ["OP_CODES", "RuntimeCrashed", "RuntimeRefused", "graph", "model", "run", "run_graph", "run_many", "version"]
 
 RUNTIME = "tflite"
 
@@ -43,7 +43,7 @@ OP_CODES = {
     "ADD": 0, "MUL": 18, "SUB": 41, "DIV": 42, "MAXIMUM": 55, "MINIMUM": 57, "LESS": 58, "GREATER": 61,
     "GREATER_EQUAL": 62, "LESS_EQUAL": 63, "SELECT": 64, "EQUAL": 71, "NOT_EQUAL": 72, "POW": 78,
     "LOGICAL_OR": 84, "LOGICAL_AND": 86, "FLOOR_DIV": 90, "FLOOR_MOD": 95, "SQUARED_DIFFERENCE": 99,
-    "SELECT_V2": 123, "BROADCAST_TO": 130,
+    "SELECT_V2": 123, "BROADCAST_TO": 130, "RESHAPE": 22,
 }
 #: The op versions written (``OperatorCode.version``, default 1): BROADCAST_TO's builtin kernel is registered
 #: from version 2 (version 1 was TF's flex op; ``kernels/register.cc``).
@@ -90,50 +90,100 @@ def model(op: str, dtypes: tuple, out_dtype: str, out_shape: tuple = ()) -> byte
     """The bytes of a ``.tflite`` model of one ``op`` whose inputs have the numpy types ``dtypes``
     (each a key of :data:`TENSOR_TYPES`) and whose output has ``out_dtype``.  The inputs are
     declared of shape ``[]`` (the caller resizes them), the output of ``out_shape``."""
+    inputs = tuple((f"in{i}", (), d) for i, d in enumerate(dtypes))
+    return graph(inputs, ((op, tuple(n for n, _, _ in inputs), "out", None),), ("out", tuple(out_shape), out_dtype))
+
+
+def graph(inputs: tuple, steps: tuple, output: tuple) -> bytes:
+    """The bytes of a ``.tflite`` model of several ops: ``inputs`` are ``(name, shape, dtype)``, each step
+    ``(op, input names, output name, shape)`` -- ``shape`` (or None) a constant int32 vector appended to
+    the step's inputs (RESHAPE's and BROADCAST_TO's shape) --, ``output`` the ``(name, shape, dtype)`` of the
+    last step's value.  Intermediate values have the type their op gives and the shape the kernels work out."""
     import flatbuffers
 
     b = flatbuffers.Builder(1024)
-    code = OP_CODES[op]
-    names = [b.CreateString(f"in{i}") for i in range(len(dtypes))] + [b.CreateString("out")]
+    # name, shape, dtype, the constant's data
+    specs: list[tuple[str, tuple, str, bytes | None]] = [(n, tuple(shape), dtype, None) for n, shape, dtype in inputs]
+    dtypes = {n: dtype for n, _, dtype in inputs}
+    op_inputs = []
+    for k, (op, args, out, shape) in enumerate(steps):
+        ins = list(args)
+        if shape is not None:
+            name = f"{out}_shape_{k}"
+            specs.append((name, (len(shape),), "int32", np.asarray(shape, np.int32).tobytes()))
+            ins.append(name)
+        op_inputs.append(ins)
+        last = k == len(steps) - 1
+        dtypes[out] = _out_dtype(op, [np.empty(0, dtypes[n]) for n in args])
+        specs.append((out, tuple(output[1]) if last else (), output[2] if last else dtypes[out], None))
+    index = {name: i for i, (name, _, _, _) in enumerate(specs)}
+    buffers = [_buffer(b, None)]
     tensors = []
-    for k, (name, dtype) in enumerate(zip(names, (*dtypes, out_dtype))):
-        shape = _int_vector(b, list(out_shape) if k == len(dtypes) else [])
-        b.StartObject(11)  # table Tensor: shape, type, buffer, name, ...
-        b.PrependUOffsetTRelativeSlot(0, shape, 0)
-        b.PrependInt8Slot(1, TENSOR_TYPES[dtype], 0)
-        b.PrependUint32Slot(2, 0, 0)  # buffer 0: the empty buffer (no data)
-        b.PrependUOffsetTRelativeSlot(3, name, 0)
-        tensors.append(b.EndObject())
-    n = len(dtypes)
-    op_inputs, op_outputs = _int_vector(b, range(n)), _int_vector(b, [n])
-    b.StartObject(13)  # table Operator: opcode_index, inputs, outputs, ...
-    b.PrependUint32Slot(0, 0, 0)
-    b.PrependUOffsetTRelativeSlot(1, op_inputs, 0)
-    b.PrependUOffsetTRelativeSlot(2, op_outputs, 0)
-    operator = b.EndObject()
-    tensor_vec, sg_inputs, sg_outputs = _offset_vector(b, tensors), _int_vector(b, range(n)), _int_vector(b, [n])
-    operators = _offset_vector(b, [operator])
+    for name, shape, dtype, data in specs:
+        buffer = 0
+        if data is not None:
+            buffers.append(_buffer(b, data))
+            buffer = len(buffers) - 1
+        tensors.append(_tensor(b, name, shape, dtype, buffer))
+    codes = list(dict.fromkeys(op for op, _, _, _ in steps))
+    operators = []
+    for (op, _, out, _), ins in zip(steps, op_inputs):
+        in_vec, out_vec = _int_vector(b, [index[n] for n in ins]), _int_vector(b, [index[out]])
+        b.StartObject(13)  # table Operator: opcode_index, inputs, outputs, ...
+        b.PrependUint32Slot(0, codes.index(op), 0)
+        b.PrependUOffsetTRelativeSlot(1, in_vec, 0)
+        b.PrependUOffsetTRelativeSlot(2, out_vec, 0)
+        operators.append(b.EndObject())
+    tensor_vec = _offset_vector(b, tensors)
+    sg_inputs = _int_vector(b, [index[n] for n, _, _ in inputs])
+    sg_outputs = _int_vector(b, [index[output[0]]])
+    operator_vec = _offset_vector(b, operators)
     b.StartObject(6)  # table SubGraph: tensors, inputs, outputs, operators, name, ...
     b.PrependUOffsetTRelativeSlot(0, tensor_vec, 0)
     b.PrependUOffsetTRelativeSlot(1, sg_inputs, 0)
     b.PrependUOffsetTRelativeSlot(2, sg_outputs, 0)
-    b.PrependUOffsetTRelativeSlot(3, operators, 0)
+    b.PrependUOffsetTRelativeSlot(3, operator_vec, 0)
     subgraph = b.EndObject()
-    b.StartObject(4)  # table OperatorCode: deprecated_builtin_code, custom_code, version, builtin_code
-    b.PrependInt8Slot(0, min(code, _PLACEHOLDER_FOR_GREATER_OP_CODES), 0)
-    b.PrependInt32Slot(2, OP_VERSIONS.get(op, 1), 1)
-    b.PrependInt32Slot(3, code, 0)
-    opcode = b.EndObject()
-    b.StartObject(3)  # table Buffer: data, offset, size
-    empty = b.EndObject()
-    opcodes, subgraphs, buffers = _offset_vector(b, [opcode]), _offset_vector(b, [subgraph]), _offset_vector(b, [empty])
+    opcodes = []
+    for op in codes:
+        code = OP_CODES[op]
+        b.StartObject(4)  # table OperatorCode: deprecated_builtin_code, custom_code, version, builtin_code
+        b.PrependInt8Slot(0, min(code, _PLACEHOLDER_FOR_GREATER_OP_CODES), 0)
+        b.PrependInt32Slot(2, OP_VERSIONS.get(op, 1), 1)
+        b.PrependInt32Slot(3, code, 0)
+        opcodes.append(b.EndObject())
+    opcode_vec, subgraphs, buffer_vec = _offset_vector(b, opcodes), _offset_vector(b, [subgraph]), \
+        _offset_vector(b, buffers)
     b.StartObject(5)  # table Model: version, operator_codes, subgraphs, description, buffers, ...
     b.PrependUint32Slot(0, 3, 0)
-    b.PrependUOffsetTRelativeSlot(1, opcodes, 0)
+    b.PrependUOffsetTRelativeSlot(1, opcode_vec, 0)
     b.PrependUOffsetTRelativeSlot(2, subgraphs, 0)
-    b.PrependUOffsetTRelativeSlot(4, buffers, 0)
+    b.PrependUOffsetTRelativeSlot(4, buffer_vec, 0)
     b.Finish(b.EndObject(), file_identifier=b"TFL3")
     return bytes(b.Output())
+
+
+def _buffer(b, data: bytes | None) -> int:
+    vec = None
+    if data is not None:
+        b.StartVector(1, len(data), 16)  # schema.fbs: data:[ubyte] (force_align: 16)
+        for byte in reversed(data):
+            b.PrependUint8(byte)
+        vec = b.EndVector()
+    b.StartObject(3)  # table Buffer: data, offset, size
+    if vec is not None:
+        b.PrependUOffsetTRelativeSlot(0, vec, 0)
+    return b.EndObject()
+
+
+def _tensor(b, name: str, shape: tuple, dtype: str, buffer: int) -> int:
+    name_off, shape_vec = b.CreateString(name), _int_vector(b, list(shape))
+    b.StartObject(11)  # table Tensor: shape, type, buffer, name, ...
+    b.PrependUOffsetTRelativeSlot(0, shape_vec, 0)
+    b.PrependInt8Slot(1, TENSOR_TYPES[dtype], 0)
+    b.PrependUint32Slot(2, buffer, 0)  # 0: the empty buffer (no data)
+    b.PrependUOffsetTRelativeSlot(3, name_off, 0)
+    return b.EndObject()
 
 
 def _out_dtype(op: str, arrays) -> str:
@@ -182,6 +232,24 @@ def run(op: str, *inputs, delegate: bool = False, out_shape: tuple = ()) -> np.n
     except ValueError as e:  # the binding cannot read an empty dynamic tensor ("Invalid tensor size.")
         if 0 in out["shape"]:
             return np.empty(tuple(out["shape"]), out["dtype"])
+        raise RuntimeRefused(RUNTIME, last_line(e)) from None
+
+
+def run_graph(content: bytes, *arrays) -> np.ndarray:
+    """The model ``content`` (:func:`graph`) on ``arrays``, its inputs in order, with the builtin kernels;
+    :class:`RuntimeRefused` when the interpreter refuses it."""
+    _litert()
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    try:
+        interp = Interpreter(model_content=content, num_threads=1,
+                             experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interp.allocate_tensors()
+        for d, a in zip(interp.get_input_details(), arrays):
+            interp.set_tensor(d["index"], np.array(a, d["dtype"], order="C"))
+        interp.invoke()
+        return np.array(interp.get_tensor(interp.get_output_details()[0]["index"]), copy=True)
+    except (RuntimeError, ValueError) as e:
         raise RuntimeRefused(RUNTIME, last_line(e)) from None
 
 
