@@ -20,7 +20,8 @@ The specification (webmachinelearning/webnn ``index.bs``, "Broadcasting") define
 
 Shapes are lists of "valid dimensions", integers greater than zero (``index.bs``, "valid
 dimension"): a 0-size dim is a BroadcastError of kind ``unsupported``.  The specification sets no
-rank limit of its own (each implementation reports its ``rankRange`` in ``opSupportLimits()``).
+rank limit of its own: the allowed ranks are "N", every implementation must support ranks 0 to 5 (the
+"required ranks" of each op's tensor limits) and reports its own ``rankRange`` in ``opSupportLimits()``.
 
 >>> plan("add", (5, 1), (1, 6)).shape  # the specification's example
 (5, 6)
