@@ -74,8 +74,9 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
     g = p.add_argument_group("by framework and op (instead of --rule)")
-    g.add_argument("--framework", choices=framework_names(), help="the framework whose op to "
-                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)"))
+    g.add_argument("--framework", choices=framework_names(), metavar="NAME", help="the framework whose op to "
+                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)")
+                   + ": " + ", ".join(framework_names()))
     g.add_argument("--op", metavar="OP", help="the framework's op (Add, ADD, Select...), which picks the rule; "
                    "a bad name lists the framework's ops")
     g.add_argument("--opset", type=int, metavar="N", help="onnx: the opset (default the newest)")

@@ -25,8 +25,12 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .tensorrt import ops as _tensorrt
+    from .tosa import ops as _tosa
+    from .webnn import ops as _webnn
+    from .nnapi import ops as _nnapi
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tensorrt, _tosa, _webnn, _nnapi)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -36,6 +40,10 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "tensorrt": "bcast.frameworks.tensorrt",
+    "tosa": "bcast.frameworks.tosa",
+    "webnn": "bcast.frameworks.webnn",
+    "nnapi": "bcast.frameworks.nnapi",
 }
 
 
@@ -43,7 +51,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn')
+    ('onnx', 'openvino', 'ncnn', 'tensorrt', 'tosa', 'webnn', 'nnapi')
     """
     return tuple(FRAMEWORKS)
 
