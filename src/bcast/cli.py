@@ -33,7 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
-from .frameworks import targets
+from .frameworks import part, targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -278,10 +278,22 @@ def _by_framework(args) -> dict | None:
     return {"framework": args.framework, "op": args.op}
 
 
+def _keep_for(name: str | None):
+    """Which deviation notes an answer by framework ``name``'s op shows: the records of its own runtimes (its
+    deviations' ``RUNTIME`` enum; none for a framework with no records), as ``compare --framework`` does; by
+    rule (None): every record."""
+    if name is None:
+        return lambda f: True
+    records = part(name, "deviations")
+    runtime = None if records is None else records.RUNTIME
+    return lambda f: runtime is not None and isinstance(f.deviation.runtime, runtime)
+
+
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     asked = _by_framework(args)
+    keep = _keep_for(None if asked is None else args.framework)
     attrs = _rule_attrs(args) if asked is None else _framework_attrs(args)
     try:
         if asked is None:
@@ -294,10 +306,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d = _error_json(err.rule, shapes, err)
             d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
-            d["deviations"] = [f.to_dict() for f in notes_for(err)]
+            d["deviations"] = [f.to_dict() for f in notes_for(err) if keep(f)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
-            print(explain_error(err), file=out)
+            print(explain_error(err, keep=keep), file=out)
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
@@ -310,10 +322,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d[n.name]
-        d["deviations"] = [f.to_dict() for f in notes_for(plan)]
+        d["deviations"] = [f.to_dict() for f in notes_for(plan) if keep(f)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
-        print(explain_plan(plan), file=out)
+        print(explain_plan(plan, keep=keep), file=out)
     else:
         print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:
