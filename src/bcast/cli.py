@@ -33,7 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
-from .frameworks import targets
+from .frameworks import part, targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -74,8 +74,9 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
     g = p.add_argument_group("by framework and op (instead of --rule)")
-    g.add_argument("--framework", choices=framework_names(), help="the framework whose op to "
-                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)"))
+    g.add_argument("--framework", choices=framework_names(), metavar="NAME", help="the framework whose op to "
+                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)")
+                   + ": " + ", ".join(framework_names()))
     g.add_argument("--op", metavar="OP", help="the framework's op (Add, ADD, Select...), which picks the rule; "
                    "a bad name lists the framework's ops")
     g.add_argument("--opset", type=int, metavar="N", help="onnx: the opset (default the newest)")
@@ -277,10 +278,22 @@ def _by_framework(args) -> dict | None:
     return {"framework": args.framework, "op": args.op}
 
 
+def _keep_for(name: str | None):
+    """Which deviation notes an answer by framework ``name``'s op shows: the records of its own runtimes (its
+    deviations' ``RUNTIME`` enum; none for a framework with no records), as ``compare --framework`` does; by
+    rule (None): every record."""
+    if name is None:
+        return lambda f: True
+    records = part(name, "deviations")
+    runtime = None if records is None else records.RUNTIME
+    return lambda f: runtime is not None and isinstance(f.deviation.runtime, runtime)
+
+
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     asked = _by_framework(args)
+    keep = _keep_for(None if asked is None else args.framework)
     attrs = _rule_attrs(args) if asked is None else _framework_attrs(args)
     try:
         if asked is None:
@@ -293,10 +306,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d = _error_json(err.rule, shapes, err)
             d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
-            d["deviations"] = [f.to_dict() for f in notes_for(err)]
+            d["deviations"] = [f.to_dict() for f in notes_for(err) if keep(f)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
-            print(explain_error(err), file=out)
+            print(explain_error(err, keep=keep), file=out)
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
@@ -309,10 +322,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d[n.name]
-        d["deviations"] = [f.to_dict() for f in notes_for(plan)]
+        d["deviations"] = [f.to_dict() for f in notes_for(plan) if keep(f)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
-        print(explain_plan(plan), file=out)
+        print(explain_plan(plan, keep=keep), file=out)
     else:
         print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:
@@ -375,21 +388,10 @@ def _cmd_compare(args, out) -> int:
         ins = ", ".join(f"{chr(65 + i)} {format_shape(s)}" for i, s in enumerate(data["inputs"]))
         note = " (numpy order)" if args.ncnn_order else ""
         print(f"{ins}{note}\n", file=out)
-        labels = []
-        for row in data["rules"]:
-            shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
-            head = row["rule"] if "op" not in row else f"{row['op']} ({row['rule'] or 'n/a'})"
-            labels.append(head + (f" [{shown}]" if shown else ""))
-        lw = max(len(s) for s in labels + ["rule"])
-        results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error")
-                   for r in data["rules"]]
-        rw = max(len(s) for s in results + ["result"])
-        print(f"{'rule'.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
-        for label, res, row in zip(labels, results, data["rules"]):
-            why = row["note"] or ""
-            if row["ok"] is None:
-                why = why[len("n/a: "):]
-            print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
+        _print_rows(data["rules"], out)
+        if data.get("frameworks"):
+            print(file=out)
+            _print_rows(data["frameworks"], out, head="framework")
         for name in dict.fromkeys(row["rule"] for row in data["rules"] if row["ok"] is not None):
             if RULES[name].path:  # what the rule describes, said wherever it is shown
                 print(f"\n{name}: {RULES[name].path}", file=out)
@@ -400,6 +402,28 @@ def _cmd_compare(args, out) -> int:
                 who = f"{', '.join(f['ops'])} ({f['rule']})" if "ops" in f else f["rule"]
                 print(f"  - {who}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
+
+
+def _print_rows(rows: list, out, *, head: str = "rule") -> None:
+    """The rows of ``compare``/``compare_ops`` as a table: label, result, why (``head="framework"``: each row
+    labelled by its framework and op)."""
+    labels = []
+    for row in rows:
+        shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
+        if head == "framework":
+            label = f"{row['framework']} {row['op']} ({row['rule'] or 'n/a'})"
+        else:
+            label = row["rule"] if "op" not in row else f"{row['op']} ({row['rule'] or 'n/a'})"
+        labels.append(label + (f" [{shown}]" if shown else ""))
+    lw = max(len(s) for s in labels + [head])
+    results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error") for r in rows]
+    rw = max(len(s) for s in results + ["result"])
+    print(f"{head.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
+    for label, res, row in zip(labels, results, rows):
+        why = row["note"] or ""
+        if row["ok"] is None:
+            why = why[len("n/a: "):]
+        print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
 
 
 def _cmd_conformance(args, out) -> int:

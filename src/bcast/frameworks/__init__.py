@@ -26,8 +26,12 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
     from .tflite import ops as _tflite
+    from .tensorrt import ops as _tensorrt
+    from .tosa import ops as _tosa
+    from .webnn import ops as _webnn
+    from .nnapi import ops as _nnapi
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _nnapi)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -38,6 +42,10 @@ FRAMEWORKS: dict[str, str] = {
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
     "tflite": "bcast.frameworks.tflite",
+    "tensorrt": "bcast.frameworks.tensorrt",
+    "tosa": "bcast.frameworks.tosa",
+    "webnn": "bcast.frameworks.webnn",
+    "nnapi": "bcast.frameworks.nnapi",
 }
 
 
@@ -45,7 +53,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'tflite')
+    ('onnx', 'openvino', 'ncnn', 'tflite', 'tensorrt', 'tosa', 'webnn', 'nnapi')
     """
     return tuple(FRAMEWORKS)
 
