@@ -16,7 +16,7 @@ bcast.core.errors.BroadcastError: numpy: cannot broadcast A (2,3) with B (4,): a
 
 from __future__ import annotations
 
-from ._base import Ctx, merge_all, register, right_aligned
+from ._base import Attr, Ctx, merge_all, register, right_aligned
 
 REASON = "dims must be equal or one of them 1"
 
@@ -25,8 +25,13 @@ REASON = "dims must be equal or one of them 1"
     "numpy", min_inputs=0, max_inputs=None, framework="numpy / onnx / openvino",
     summary="right-aligned; each dim equal or 1 (any number of inputs)",
     source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy",
+    attrs=(Attr("max_rank", "int", None, "TEMP"),),
 )
 def plan(ctx: Ctx):
     out_rank = max((len(s) for s in ctx.shapes), default=0)
+    m = ctx.attrs.get("max_rank")
+    if m is not None and out_rank > m:
+        i = max(range(len(ctx.shapes)), key=lambda k: len(ctx.shapes[k]))
+        raise ctx.error(f"rank {out_rank} is above max_rank {m}", kind="rank", operands=(i,))
     maps = [right_aligned(s, out_rank) for s in ctx.shapes]
     return ctx.plan(merge_all(ctx, maps, out_rank, REASON), maps)
