@@ -25,8 +25,10 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .mnn import ops as _mnn
+    from .coreml import ops as _coreml
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _mnn, _coreml)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -36,6 +38,8 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "mnn": "bcast.frameworks.mnn",
+    "coreml": "bcast.frameworks.coreml",
 }
 
 
@@ -43,7 +47,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn')
+    ('onnx', 'openvino', 'ncnn', 'mnn', 'coreml')
     """
     return tuple(FRAMEWORKS)
 
