@@ -18,6 +18,8 @@ INSTALL = {
     "onnxruntime": "pip install onnxruntime",
     "openvino": "pip install openvino",
     "ncnn": "pip install ncnn",
+    "MNN": "pip install 'bcast[mnn]'",
+    "coremltools": "pip install 'bcast[coreml]'",
 }
 
 

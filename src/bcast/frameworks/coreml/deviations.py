@@ -29,7 +29,7 @@ def _mil_rank(o: Outcome) -> str | None:
     typed = attempt("numpy", *shapes)
     if not isinstance(typed, Plan):
         return None
-    return (f"coremltools' MIL builder types it anyway ({format_shape(typed.shape)}, rank {len(typed.shape)}); "
+    return (f"its type inference gives {format_shape(typed.shape)} (rank {len(typed.shape)}) anyway; "
             "only ct.convert refuses the program: \"Core ML only supports tensors with rank <= 5\"")
 
 

@@ -7,7 +7,7 @@ its type inference gives, or raises :class:`RuntimeRefused` with coremltools' me
 :func:`convert_refuses` runs the converter's own check of the program (``ct.convert`` to an ML
 program, no passes, no compilation), which is where Core ML's rank limit is enforced.
 
-coremltools is imported on first use: ``pip install coremltools``.
+coremltools is imported on first use: ``pip install 'bcast[coreml]'``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ refuses the shapes, the result has no shape (MNN logs ``Broad cast error``):
 :func:`run_many` runs a batch in a child process, so a crash (or MNN's log on the C stdout) does
 not reach the caller; :func:`run` runs one op in this process.
 
-The wheel is imported on first use: ``pip install MNN``.
+The wheel is imported on first use: ``pip install 'bcast[mnn]'``.
 """
 
 from __future__ import annotations
