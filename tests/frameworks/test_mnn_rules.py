@@ -62,6 +62,12 @@ def test_ops_and_bad_requests():
             call()
 
 
+def test_the_records_know_the_ops():
+    from bcast.frameworks.mnn import deviations
+
+    assert deviations.OPS == mnn.ops()
+
+
 def test_values_by_mnn_functors():
     i = np.int32
     assert mnn.run("REALDIV", np.array([7, -7], i), np.array([2], i)).tolist() == [3, -3]  # C's truncation
@@ -185,12 +191,13 @@ def test_fixed_cases_every_op_against_mnn():
 
 
 def test_random_cases_against_mnn():
-    """Random numpy cases (ranks 0-6, 0-size dims among them), 2 and 3 inputs, through every op."""
+    """Random numpy cases (ranks 0-9, 0-size dims among them), 2 and 3 inputs, through every op."""
     from bcast.strategies import broadcastable, examples, not_broadcastable
 
     rng = np.random.default_rng(20261125)
     two = examples(broadcastable("numpy", max_dims=6, min_side=0, max_side=4), 120, seed=7)
     two += examples(not_broadcastable("numpy", max_dims=6, max_side=4), 60, seed=7)
+    two += examples(broadcastable("numpy", min_dims=7, max_dims=9, max_side=2), 20, seed=7)  # up to the limit
     three = examples(broadcastable("numpy", num_shapes=3, max_dims=4, max_side=3), 20, seed=7)
     binary = [n for n in mnn.ops() if n != "SELECT"]
     jobs = []

@@ -53,8 +53,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
-from ..frameworks.deviations import BY_ID, Runtime, notes_for
+from ..frameworks.deviations import BY_ID, Runtime, installed_version, notes_for
 from ..frameworks.ncnn.deviations import NcnnRuntime
+from ..frameworks.mnn.deviations import MNNRuntime
+from ..frameworks.coreml.deviations import CoreMLRuntime
 from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..core._format import format_shape
@@ -62,6 +64,8 @@ from ..core.dims import json_shape
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
 from ..rules import RULES, get_rule, infer
+from .column_coreml import CoreML
+from .column_mnn import Mnn
 
 __all__ = ["COLUMNS", "RUNTIMES", "bindings", "run"]
 
@@ -71,6 +75,8 @@ RUNTIMES = {
     "reference": ("onnx", ("reference",)),
     "openvino": ("openvino", ("openvino", "openvino-cpu")),
     "ncnn": ("ncnn", ("ncnn",)),
+    "mnn": ("MNN", ("mnn",)),
+    "coreml": ("coremltools", ("coreml",)),
 }
 
 @dataclass(frozen=True)
@@ -91,6 +97,8 @@ COLUMNS = {c.id: c for c in (
     Column("openvino-cpu", "openvino", "OpenVINO CPU plugin", "values",
            (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN)),
     Column("ncnn", "ncnn", "ncnn BinaryOp", "values", (NcnnRuntime.NCNN, NcnnRuntime.PYPI_WHEEL)),
+    Column("mnn", "mnn", "MNN BinaryOp", "values", (MNNRuntime.MNN,)),
+    Column("coreml", "coreml", "coremltools MIL type inference", "shape", (CoreMLRuntime.MIL_BUILDER,)),
 )}
 
 
@@ -143,7 +151,9 @@ def _ncnn_bindings(column: str) -> dict:
 
 
 _BINDERS = {"onnxruntime": _onnx_bindings, "reference": _onnx_bindings, "openvino": _openvino_bindings,
-            "openvino-cpu": _openvino_bindings, "ncnn": _ncnn_bindings}
+            "openvino-cpu": _openvino_bindings, "ncnn": _ncnn_bindings,
+            "mnn": lambda c: {"numpy": Binding(c, "numpy", "ADD")},
+            "coreml": lambda c: {"numpy": Binding(c, "numpy", "add")}}
 
 
 def bindings() -> dict:
@@ -334,7 +344,7 @@ class _Ncnn:
 
 
 _ADAPTERS: dict[str, Callable] = {"onnxruntime": _Onnx, "reference": _Onnx, "openvino": _OpenVINO,
-                                  "openvino-cpu": _OpenVINO, "ncnn": _Ncnn}
+                                  "openvino-cpu": _OpenVINO, "ncnn": _Ncnn, "mnn": Mnn, "coreml": CoreML}
 
 
 # --------------------------------------------------------------------------- comparing
@@ -426,6 +436,9 @@ def _versions() -> dict:
     out = {}
     for name, (module, _) in RUNTIMES.items():
         if importlib.util.find_spec(module) is None:
+            continue
+        if module == "MNN":  # from its metadata: importing MNN prints on the C stdout (a --json report's)
+            out[name] = installed_version(module) or "?"
             continue
         mod = importlib.import_module(module)
         out[name] = getattr(mod, "__version__", "?").split("-")[0]  # openvino: 2026.4.1-22982-e213a...
