@@ -437,7 +437,7 @@ def _versions() -> dict:
     for name, (module, _) in RUNTIMES.items():
         if importlib.util.find_spec(module) is None:
             continue
-        if module == "MNN":  # from its metadata: importing MNN prints on the C stdout (a --json report's)
+        if module in ("MNN", "coremltools"):  # from their metadata: importing them prints (MNN on the C stdout)
             out[name] = installed_version(module) or "?"
             continue
         mod = importlib.import_module(module)
