@@ -208,3 +208,18 @@ def test_random_cases_against_mnn():
     jobs += [("SELECT", _operands("SELECT", c.shapes, np.float32, rng)) for c in three]
     tally = _run_all(jobs)
     assert tally["same"] > len(jobs) // 2 and tally["both refuse"] >= 20, tally
+
+
+def test_float_comparisons_against_mnn():
+    """The comparisons on float32 halves in [-3, 3] (negatives, -0 and ties) over random numpy pairs: MNN
+    compares the values, except exactly where mnn-less-bits and mnn-compare-bits say it compares the bits."""
+    from bcast.strategies import broadcastable, examples
+
+    rng = np.random.default_rng(5)
+    pairs = [c.shapes for c in examples(broadcastable("numpy", max_dims=4, max_side=4), 60, seed=5)]
+    pairs += [((4, 1), (1, 8)), ((3, 1, 5), (4, 1)), ((2, 1), (1, 2)), ((1, 4), (3, 1))]
+    names = [n for n in mnn.ops() if mnn.op(n).boolean]
+    jobs = [(name, [(rng.integers(-6, 7, s) * 0.5).astype(np.float32) for s in shapes])
+            for name in names for shapes in pairs]
+    tally = _run_all(jobs)
+    assert tally["bit patterns compared (mnn-less-bits, mnn-compare-bits)"] >= 60 + 4 * 5, tally
