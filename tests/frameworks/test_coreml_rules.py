@@ -124,3 +124,32 @@ def test_the_converter_enforces_rank_5():
     oracle = _oracle()
     assert oracle.convert_refuses("add", [(1, 1, 1, 1, 2), (2,)]) is None
     assert "rank <= 5" in oracle.convert_refuses("add", [(1, 1, 1, 1, 1, 2), (2,)])
+
+
+#: (shapes with symbols, bcast's shape, MIL's: a symbol of its own where bcast's is an interval)
+SYMBOLIC = [
+    ((("N", 3), (3,)), ("N", 3), ("N", 3)),
+    ((("N",), (3,)), (3,), (3,)),  # bcast adds the constraint N in {1, 3}; MIL assumes it
+    ((("N",), (1,)), ("N",), ("N",)),
+    ((("N",), ("N",)), ("N",), ("N",)),
+    ((("N",), ("M",)), ("0..",), ("new",)),  # unknown both ways: an interval, a fresh symbol
+]
+
+
+@pytest.mark.parametrize("shapes, ours, mil", SYMBOLIC)
+def test_symbolic_dims_against_mil(shapes, ours, mil):
+    pytest.importorskip("coremltools")
+    from coremltools.converters.mil import Builder as mb
+    from coremltools.converters.mil.mil import Function, get_new_symbol
+
+    from bcast.core.shapes import as_shape
+
+    assert coreml.plan("add", *shapes).shape == as_shape(ours)
+    symbols = {name: get_new_symbol() for name in ("N", "M")}
+    given = [tuple(symbols.get(d, d) for d in s) for s in shapes]
+    with Function({"x": mb.placeholder(shape=given[0]), "y": mb.placeholder(shape=given[1])}) as f:
+        typed = mb.add(x=f.inputs["x"], y=f.inputs["y"]).shape
+    expected = [symbols.get(d, d) for d in mil]
+    assert len(typed) == len(expected)
+    for got, want in zip(typed, expected):
+        assert got == want if want != "new" else got not in symbols.values() and not isinstance(got, int)
