@@ -114,6 +114,13 @@ MNN_COMPARE_BITS = Deviation(
 )
 
 
+def _less_bits(o: Outcome) -> str | None:
+    if not _mnn_query(o) or o.plan is None or o.op != "LESS":
+        return None
+    return ("MNN's LESS compares float32 operands as int32 bit patterns, whatever the shapes: wrong where both "
+            "are negative (LESS of -1 and -3 gives 1) and for -0 against +0")
+
+
 MNN_LESS_BITS = Deviation(
     id="mnn-less-bits",
     runtime=MNNRuntime.MNN,
@@ -124,6 +131,7 @@ MNN_LESS_BITS = Deviation(
     behaviour="LESS compares the float32 bit patterns as int32, broadcast or not: LESS of -1 and -3 gives 1, of "
               "-3 and -1 gives 0, of -0 and +0 gives 1",
     spec="MNN's functor BinaryLess (source/backend/cpu/BinaryUtils.hpp): x < y",
+    check=_less_bits,
     only_ops=("LESS",),
 )
 
