@@ -23,8 +23,8 @@ coremltools' MIL type inference (``tests/frameworks/test_coreml_rules.py``).
 >>> plan("add", (1, 1, 1, 1, 1, 2), (2,))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-bcast.core.errors.BroadcastError: numpy: ... rank 6 ...
-"""
+bcast.core.errors.BroadcastError: numpy: cannot broadcast A (1,1,1,1,1,2) with B (2,); A has rank 6, more than max_rank 5 ...
+"""  # noqa: E501 - a doctest's message is one line
 
 from __future__ import annotations
 
