@@ -25,10 +25,14 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .tensorrt import ops as _tensorrt
+    from .tosa import ops as _tosa
+    from .webnn import ops as _webnn
+    from .nnapi import ops as _nnapi
     from .mnn import ops as _mnn
     from .coreml import ops as _coreml
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _mnn, _coreml)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tensorrt, _tosa, _webnn, _nnapi, _mnn, _coreml)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -38,6 +42,10 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "tensorrt": "bcast.frameworks.tensorrt",
+    "tosa": "bcast.frameworks.tosa",
+    "webnn": "bcast.frameworks.webnn",
+    "nnapi": "bcast.frameworks.nnapi",
     "mnn": "bcast.frameworks.mnn",
     "coreml": "bcast.frameworks.coreml",
 }
@@ -47,7 +55,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'mnn', 'coreml')
+    ('onnx', 'openvino', 'ncnn', 'tensorrt', 'tosa', 'webnn', 'nnapi', 'mnn', 'coreml')
     """
     return tuple(FRAMEWORKS)
 
