@@ -33,10 +33,11 @@ _LAZY = {
     "threads": "run.parallel",
     "set_threads": "run.parallel",
 }
-_SUBMODULES = ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "nnapi", "translation")
+_SUBMODULES = ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "nnapi", "mnn", "coreml",
+               "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import ncnn, nnapi, onnx, openvino, tensorrt, tflite, tosa, translation, webnn  # noqa: F401
+    from . import coreml, mnn, ncnn, nnapi, onnx, openvino, tensorrt, tflite, tosa, translation, webnn  # noqa: F401
     from .models.lint import Finding
     from .models.rewrite import Rewrite
     from .run.execute import (  # noqa: F401

@@ -34,6 +34,9 @@ SAME = [
     (["2,3", "2", "--framework", "openvino", "--op", "Add", "--auto-broadcast", "pdpd", "--axis", "0"],
      ["2,3", "2", "--rule", "pdpd", "--axis", "0"]),
     (["1,3,4,4", "3", "--framework", "openvino", "--op", "PRelu"], ["1,3,4,4", "3", "--rule", "openvino-prelu"]),
+    (["4,1", "1,8", "--framework", "mnn", "--op", "GREATER"], ["4,1", "1,8", "--rule", "numpy", "--max-rank", "9"]),
+    (["1,1,1,1,1,2", "2", "--framework", "coreml", "--op", "add"],
+     ["1,1,1,1,1,2", "2", "--rule", "numpy", "--max-rank", "5"]),
 ]
 
 

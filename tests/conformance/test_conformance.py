@@ -114,7 +114,7 @@ def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
     assert main(["conformance", "--rules", "numpy", "--cases", "2"], out) == 1
     assert out.getvalue().rstrip().endswith(
         "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime onnx openvino ncnn "
-        "ai_edge_litert)")
+        "ai_edge_litert MNN coremltools)")
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2", "--json"], out) == 1
     d = json.loads(out.getvalue())

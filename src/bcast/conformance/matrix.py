@@ -54,7 +54,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from ..frameworks.deviations import BY_ID, notes_for
+from ..frameworks.deviations import BY_ID, installed_version, notes_for
 from ..core._format import format_shape
 from ..core.dims import json_shape
 from ..core.errors import BroadcastError, InputError
@@ -200,6 +200,9 @@ def _versions() -> dict:
     out = {}
     for name, (module, _) in RUNTIMES.items():
         if importlib.util.find_spec(module) is None:
+            continue
+        if module in ("MNN", "coremltools"):  # from their metadata: importing them prints (MNN on the C stdout)
+            out[name] = installed_version(module) or "?"
             continue
         mod = importlib.import_module(module)
         out[name] = getattr(mod, "__version__", "?").split("-")[0]  # openvino: 2026.4.1-22982-e213a...

@@ -19,6 +19,8 @@ INSTALL = {
     "openvino": "pip install openvino",
     "ncnn": "pip install ncnn",
     "ai_edge_litert": "pip install 'bcast[tflite]'",
+    "MNN": "pip install 'bcast[mnn]'",
+    "coremltools": "pip install 'bcast[coreml]'",
 }
 
 

@@ -30,8 +30,11 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .tosa import ops as _tosa
     from .webnn import ops as _webnn
     from .nnapi import ops as _nnapi
+    from .mnn import ops as _mnn
+    from .coreml import ops as _coreml
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _nnapi)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _nnapi, _mnn,
+                                           _coreml)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -46,6 +49,8 @@ FRAMEWORKS: dict[str, str] = {
     "tosa": "bcast.frameworks.tosa",
     "webnn": "bcast.frameworks.webnn",
     "nnapi": "bcast.frameworks.nnapi",
+    "mnn": "bcast.frameworks.mnn",
+    "coreml": "bcast.frameworks.coreml",
 }
 
 
@@ -53,7 +58,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'tflite', 'tensorrt', 'tosa', 'webnn', 'nnapi')
+    ('onnx', 'openvino', 'ncnn', 'tflite', 'tensorrt', 'tosa', 'webnn', 'nnapi', 'mnn', 'coreml')
     """
     return tuple(FRAMEWORKS)
 

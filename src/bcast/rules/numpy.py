@@ -6,7 +6,9 @@ count as 1, and in every column the dims must be equal or 1; a 1 stretches to
 the other size (0 included: 0 with 1 is 0, 0 with 5 does not broadcast).
 ``max_rank`` (unset by default) is a framework's limit on the rank of every
 input: a higher rank is an error of kind ``rank`` (TFLite's per-op limits,
-Core ML's 5, NNAPI's 4 are this rule with the attribute).
+Core ML's 5, NNAPI's 4 are this rule with the attribute).  MNN's BinaryOp and Select
+(``computeBroadCastDims``, source/shape/SizeComputer.cpp; max_rank 9) and Core ML's MIL
+element-wise ops (``broadcast_shapes``, coremltools mil/ops/defs/_utils.py; max_rank 5) too.
 
 >>> from bcast import result_shape
 >>> result_shape((8, 1, 6, 1), (7, 1, 5))
@@ -31,7 +33,8 @@ REASON = "dims must be equal or one of them 1"
 @register(
     "numpy", min_inputs=0, max_inputs=None, framework="numpy / onnx / openvino", attrs=(MAX_RANK,),
     summary="right-aligned; each dim equal or 1 (any number of inputs)",
-    source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy",
+    source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy; MNN computeBroadCastDims "
+           "(max_rank 9); Core ML MIL broadcast_shapes (max_rank 5)",
 )
 def plan(ctx: Ctx):
     out_rank = max((len(s) for s in ctx.shapes), default=0)
