@@ -18,6 +18,7 @@ INSTALL = {
     "onnxruntime": "pip install onnxruntime",
     "openvino": "pip install openvino",
     "ncnn": "pip install ncnn",
+    "torch": "pip install 'bcast[torch]'",
 }
 
 

@@ -25,8 +25,9 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .torch import ops as _torch
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _torch)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -36,6 +37,7 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "torch": "bcast.frameworks.torch",
 }
 
 
@@ -43,7 +45,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn')
+    ('onnx', 'openvino', 'ncnn', 'torch')
     """
     return tuple(FRAMEWORKS)
 

@@ -1,7 +1,11 @@
 """``unidirectional``: B is broadcast to A, never the other way.
 
 Source: ONNX Broadcasting.md ("unidirectional": Gemm's C, PRelu's slope);
-OpenVINO Broadcast in numpy mode (with A = target_shape, B = data).  B is
+OpenVINO Broadcast in numpy mode (with A = target_shape, B = data); PyTorch's
+in-place ops (A = self: "in-place operations do not allow the in-place tensor
+to change shape as a result of the broadcast", docs/source/notes/broadcasting.rst;
+TensorIterator's compute_shape) and ``expand`` / ``broadcast_to`` (A = the
+sizes, B = self: ATen ``inferExpandGeometry``, aten/src/ATen/ExpandUtils.cpp).  B is
 right-aligned under A, its rank may not exceed A's, and each of its dims must
 equal A's or be 1.  The output is A's shape.
 
@@ -40,9 +44,10 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
 
 
 @register(
-    "unidirectional", operands=("A", "B"), framework="onnx / openvino",
+    "unidirectional", operands=("A", "B"), framework="onnx / openvino / torch",
     summary="B is broadcast to A (right-aligned, B's dims equal A's or 1); output A",
-    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode",
+    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode; PyTorch in-place ops "
+           "(self) and expand",
 )
 def plan(ctx: Ctx):
     maps, shape = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
