@@ -56,12 +56,12 @@ def test_json_gains_framework_and_op(by_op, by_rule):
 
 @pytest.mark.parametrize("argv, says", [
     (["--framework", "tflite", "--op", "Add"],
-     "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn', 'torch')"),
+     "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn', 'torch', 'paddle')"),
     (["--framework", "ncnn"], "--framework ncnn needs --op, one of: ADD, SUB, MUL"),
     (["--framework", "ncnn", "--op", "NOPE"], "or a name (ADD, SUB, MUL"),
     (["--framework", "onnx", "--op", "add"], "the ops are: Add, Sub"),
     (["--framework", "openvino", "--op", "add"], "did you mean Add?"),
-    (["--op", "Add"], "--op needs --framework, one of: onnx, openvino, ncnn, torch"),
+    (["--op", "Add"], "--op needs --framework, one of: onnx, openvino, ncnn, torch, paddle"),
     (["--opset", "7"], "--opset needs --framework"),
     (["--framework", "onnx", "--op", "Add", "--rule", "numpy"], "--rule does not apply with --framework"),
     (["--framework", "onnx", "--op", "Add", "--names", "x,y"], "--names does not apply with --framework"),

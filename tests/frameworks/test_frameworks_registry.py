@@ -15,7 +15,7 @@ REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"}}
 
 
 def test_registry_names_every_framework_package():
-    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "torch")
+    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "torch", "paddle")
     for name, package in FRAMEWORKS.items():
         assert package == f"bcast.frameworks.{name}"
         assert getattr(bcast, name).plan is framework(name).plan  # the public bcast.<name> is the op table
@@ -59,7 +59,7 @@ def test_bad_op_names_the_choices(name):
 
 def test_unknown_framework_names_the_choices():
     for bad in ("tflite", None, 3):
-        with pytest.raises(InputError, match="the frameworks are: onnx, openvino, ncnn, torch"):
+        with pytest.raises(InputError, match="the frameworks are: onnx, openvino, ncnn, torch, paddle"):
             framework(bad)
         with pytest.raises(InputError):
             part(bad, "ops")

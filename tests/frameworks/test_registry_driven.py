@@ -14,7 +14,8 @@ from bcast.frameworks.deviations import DEVIATIONS
 
 def test_deviation_records_come_framework_by_framework_in_the_registry_order():
     frameworks = [d.framework for d in DEVIATIONS]
-    assert sorted(set(frameworks), key=frameworks.index) == list(names()) == ["onnx", "openvino", "ncnn", "torch"]
+    assert sorted(set(frameworks), key=frameworks.index) == list(names()) == \
+        ["onnx", "openvino", "ncnn", "torch", "paddle"]
     assert frameworks == sorted(frameworks, key=list(names()).index)  # each framework's records together
     expected = [d for name in names() for d in getattr(part(name, "deviations"), "DEVIATIONS", ())]
     assert list(DEVIATIONS) == expected

@@ -28,7 +28,7 @@ def inputs(o, shapes, rng) -> list:
             if o.name.startswith(DIVIDING) and i == 1:
                 v[v == 0] = 3
             if o.name.startswith(POWERS) and i == 1:
-                v = np.abs(v) % 3
+                v = np.asarray(np.abs(v) % 3, np.float32)
             out.append(v)
     return out
 

@@ -19,6 +19,7 @@ INSTALL = {
     "openvino": "pip install openvino",
     "ncnn": "pip install ncnn",
     "torch": "pip install 'bcast[torch]'",
+    "paddle": "pip install 'bcast[paddle]'",
 }
 
 

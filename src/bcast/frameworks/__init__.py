@@ -25,9 +25,10 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .paddle import ops as _paddle
     from .torch import ops as _torch
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _torch)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _torch, _paddle)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -38,6 +39,7 @@ FRAMEWORKS: dict[str, str] = {
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
     "torch": "bcast.frameworks.torch",
+    "paddle": "bcast.frameworks.paddle",
 }
 
 
@@ -45,7 +47,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'torch')
+    ('onnx', 'openvino', 'ncnn', 'torch', 'paddle')
     """
     return tuple(FRAMEWORKS)
 

@@ -1,0 +1,131 @@
+"""PaddlePaddle's deviation records: where paddlepaddle does not do what its own InferMeta, documentation
+or Python checks say.  Each record follows its ``check``; their proofs are in
+:mod:`bcast.frameworks.paddle.proofs`; :mod:`bcast.frameworks.deviations` assembles the registry.
+
+Everything else measured agrees with the rules (tests/frameworks/test_paddle_run.py): the 2.x/3.x ops
+and ``where`` broadcast as numpy (0-d tensors and 0-size dims included), an in-place op refuses to
+broadcast ``x``, ``expand`` keeps a dim for -1, and the legacy ``elementwise_*`` operators place the
+lower-rank input (either one) at ``axis`` as ``ElementwiseRawInferMeta`` does, trailing 1s of it
+overhanging the end included.
+"""
+
+from __future__ import annotations
+
+from .._deviation import Deviation, Outcome, Runtime
+
+__all__ = ["DEVIATIONS", "RUNTIME", "PaddleRuntime", "overhang"]
+
+
+class PaddleRuntime(Runtime):
+    """The paddlepaddle builds whose deviations are recorded."""
+
+    PADDLE = "paddlepaddle"
+    CPU_KERNEL = "paddlepaddle (CPU kernels)"
+
+
+#: The versions the records were proven on, oldest first (``bcast deviations --check`` reruns the proofs).
+_PADDLE = ("3.3.1",)
+
+
+def _empty_shape(o: Outcome) -> str | None:
+    e = o.error
+    if o.rule == "unidirectional" and e is not None and e.kind == "rank" and len(o.shapes[0]) == 0:
+        from ...core._format import format_shape
+
+        return (f"Paddle's {o.op or 'expand'} given an empty shape list returns x unchanged, of shape "
+                f"{format_shape(o.shapes[1])}, instead of refusing")
+    return None
+
+
+PADDLE_EXPAND_EMPTY_SHAPE = Deviation(
+    id="paddle-expand-empty-shape",
+    runtime=PaddleRuntime.PADDLE,
+    proven_on=_PADDLE,
+    rules=("unidirectional",),
+    ops="paddle.expand, paddle.broadcast_to",
+    condition="shape is an empty list and x has rank >= 1, e.g. paddle.expand(ones([2, 3]), [])",
+    behaviour="returns x unchanged (shape [2, 3]); the same empty shape given as a Tensor is refused ('The number "
+              "(0) of elements of 'shape' for expand_v2 op must be greater than or equal to the rank (2) of the input "
+              "'X'')",
+    spec="ExpandInferMeta (paddle/phi/infermeta/unary.cc) requires as many sizes as x's rank at least, and the "
+         "expand docs: 'the rank of shape must be greater than or equal to the rank of x'; a list of 1 size fewer "
+         "is refused",
+    check=_empty_shape,
+    only_ops=("expand", "broadcast_to"),
+)
+
+
+def _negative_axis(o: Outcome) -> str | None:
+    axis = o.attrs.get("axis", -1)
+    if o.rule == "paddle" and o.plan is not None and isinstance(axis, int) and axis < -1 \
+            and len(o.shapes[0]) != len(o.shapes[1]):
+        return (f"Paddle's CPU kernel refuses axis {axis} ('Axis should be great than or equal to 0'), which its "
+                f"InferMeta resolves to {o.plan.attr('start_axis')}; axis={o.plan.attr('start_axis')} runs")
+    return None
+
+
+PADDLE_LEGACY_NEGATIVE_AXIS = Deviation(
+    id="paddle-legacy-negative-axis",
+    runtime=PaddleRuntime.CPU_KERNEL,
+    proven_on=_PADDLE,
+    rules=("paddle",),
+    ops="elementwise_add, elementwise_sub, elementwise_mul, elementwise_div, elementwise_max, elementwise_min, "
+        "elementwise_pow, elementwise_floordiv, elementwise_mod (paddle._legacy_C_ops)",
+    condition="axis < -1 and the ranks differ, where the shapes fit at the axis InferMeta resolves it to, e.g. "
+              "X (2,3,4,5), Y (3,4), axis -2",
+    behaviour="the op fails in its CPU kernel: 'Axis should be great than or equal to 0, but received axis is -2' "
+              "(the kernel resolves only -1; the other negative axes reach GetBroadcastDimsArrays as they are)",
+    spec="ElementwiseRawInferMeta (paddle/phi/infermeta/binary.cc) takes axis in [-R, R) and resolves a negative one "
+         "to |rank(X) - rank(Y)| + axis + 1 (here 1): the output (2,3,4,5)",
+    check=_negative_axis,
+)
+
+
+def overhang(shapes: tuple, axis: object) -> int:
+    """How many axes the lower-rank input, placed at ``axis`` (resolved as InferMeta resolves it), reaches past
+    the end of the other; 0 where it fits (or the shapes are equal, or the axis is out of range)."""
+    x, y = shapes
+    if tuple(x) == tuple(y) or not isinstance(axis, int) or isinstance(axis, bool):
+        return 0
+    big, small = max(len(x), len(y)), min(len(x), len(y))
+    if not -big <= axis < big:
+        return 0
+    start = abs(len(x) - len(y)) + axis + 1 if axis < 0 else axis
+    return max(0, start + small - big)
+
+
+def _overhang(o: Outcome) -> str | None:
+    if o.rule != "paddle" or len(o.shapes) != 2 or not overhang(o.shapes, o.attrs.get("axis", -1)):
+        return None
+    return ("Paddle's ElementwiseRawInferMeta copies the lower-rank input's dims past the end of its buffer here "
+            "(it does not check that they fit): the process may abort ('free(): invalid pointer', SIGABRT) or "
+            "go on with a corrupted heap")
+
+
+PADDLE_LEGACY_AXIS_OVERHANG = Deviation(
+    id="paddle-legacy-axis-overhang",
+    runtime=PaddleRuntime.PADDLE,
+    proven_on=_PADDLE,
+    rules=("paddle",),
+    ops="the legacy elementwise_* operators (paddle._legacy_C_ops)",
+    condition="the lower-rank input placed at axis reaches past the end of the other: axis + rank(small) > "
+              "rank(big), e.g. X (1,1,3), Y (5,1), axis 2",
+    behaviour="GetBroadcastDimsArrays writes the overhanging dims past the end of a vector, which kills the process "
+              "(free(): invalid pointer, SIGABRT) on X (1,1,3), Y (5,1), axis 2; on other shapes it may go on "
+              "(X (2,3,4,5), Y (4,5,1), axis 2 returns the right values)",
+    spec="the operators' documentation: Y's trailing 1s are ignored ('shape(Y) = (2, 1) => (2)'), any other "
+         "placement must fit; an error, never a crash. bcast ignores the trailing 1s and refuses the rest",
+    check=_overhang,
+    kills_process=True,
+)
+
+
+DEVIATIONS: tuple[Deviation, ...] = (
+    PADDLE_EXPAND_EMPTY_SHAPE,
+    PADDLE_LEGACY_NEGATIVE_AXIS,
+    PADDLE_LEGACY_AXIS_OVERHANG,
+)
+
+#: The enum of this framework's runtimes: a record is this framework's when its runtime is a member
+#: (``bcast compare --framework`` keeps those).
+RUNTIME = PaddleRuntime
