@@ -11,9 +11,9 @@ overhanging the end included.
 
 from __future__ import annotations
 
-from .._deviation import Deviation, Outcome, Runtime
+from .._deviation import Deviation, Outcome, Runtime, attempt, verdict
 
-__all__ = ["DEVIATIONS", "RUNTIME", "PaddleRuntime", "overhang"]
+__all__ = ["DEVIATIONS", "RUNTIME", "TRANSLATED_OPS", "PaddleRuntime", "overhang", "translated"]
 
 
 class PaddleRuntime(Runtime):
@@ -21,6 +21,7 @@ class PaddleRuntime(Runtime):
 
     PADDLE = "paddlepaddle"
     CPU_KERNEL = "paddlepaddle (CPU kernels)"
+    PIR_TRANSLATOR = "paddlepaddle (PIR program translator)"
 
 
 #: The versions the records were proven on, oldest first (``bcast deviations --check`` reruns the proofs).
@@ -111,8 +112,9 @@ PADDLE_LEGACY_AXIS_OVERHANG = Deviation(
     condition="the lower-rank input placed at axis reaches past the end of the other: axis + rank(small) > "
               "rank(big), e.g. X (1,1,3), Y (5,1), axis 2",
     behaviour="GetBroadcastDimsArrays writes the overhanging dims past the end of a vector, which kills the process "
-              "(free(): invalid pointer, SIGABRT) on X (1,1,3), Y (5,1), axis 2; on other shapes it may go on "
-              "(X (2,3,4,5), Y (4,5,1), axis 2 returns the right values)",
+              "(free(): invalid pointer, SIGABRT) on X (1,1,3), Y (5,1), axis 2 run alone; in another heap layout "
+              "the process survives and InferMeta compares the placement it never refused ('Received [3] in X is not "
+              "equal to [5] in Y at i:2'); X (2,3,4,5), Y (4,5,1), axis 2 returns the right values",
     spec="the operators' documentation: Y's trailing 1s are ignored ('shape(Y) = (2, 1) => (2)'), any other "
          "placement must fit; an error, never a crash. bcast ignores the trailing 1s and refuses the rest",
     check=_overhang,
@@ -120,10 +122,70 @@ PADDLE_LEGACY_AXIS_OVERHANG = Deviation(
 )
 
 
+#: The legacy operators whose ``axis`` the PIR translator rewrites (op_translator.cc's ElementwiseTranscriber).
+TRANSLATED_OPS = ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_max",
+                  "elementwise_min", "elementwise_mod", "elementwise_floordiv")
+
+
+def translated(x: tuple, y: tuple, axis: int) -> tuple:
+    """Y's shape as Paddle 3.x's program translator leaves it for a numpy-aligned ``pd_op`` (its
+    ``ElementwiseTranscriber``): axis -1 leaves it; another negative axis becomes ``axis + rank(X)``; where
+    ``rank(X) - axis - rank(Y)`` (``append``) is positive, Y is reshaped to ``[1] * axis + Y + [1] * append``,
+    else left as it is."""
+    if axis == -1:
+        return tuple(y)
+    if axis < 0:
+        axis += len(x)
+    append = len(x) - axis - len(y)
+    return (1,) * axis + tuple(y) + (1,) * append if append > 0 else tuple(y)
+
+
+def _translator(o: Outcome) -> str | None:
+    axis = o.attrs.get("axis", -1)
+    if o.rule != "paddle" or len(o.shapes) != 2 or not isinstance(axis, int) or isinstance(axis, bool):
+        return None
+    x, y = o.shapes
+    if tuple(x) == tuple(y):
+        return None
+    theirs = attempt("numpy", x, translated(x, y, axis))
+    ours = o.plan if o.plan is not None else o.error
+    if ours is not None and verdict(theirs) == verdict(ours):
+        return None
+    from ...core._format import format_shape
+
+    y2 = translated(x, y, axis)
+    becomes = f"Y reshaped to {format_shape(y2)}, then" if y2 != tuple(y) else "X and Y aligned by"
+    return (f"in a Paddle 1.x/2.x program run by Paddle 3.x (translated to PIR) this op becomes {becomes} numpy "
+            f"broadcasting: {verdict(theirs)}")
+
+
+PADDLE_PIR_TRANSLATOR_AXIS = Deviation(
+    id="paddle-pir-translator-axis",
+    runtime=PaddleRuntime.PIR_TRANSLATOR,
+    proven_on=_PADDLE,
+    rules=("paddle",),
+    ops="elementwise_add, _sub, _mul, _div, _max, _min, _mod, _floordiv in an old-IR program (a .pdmodel of Paddle "
+        "1.x/2.x) that Paddle 3.x translates to PIR (paddle.pir.translate_to_pir, the default executor's path)",
+    condition="the translator's own reading of axis (-1: numpy alignment; axis + rank(X) for another negative one; Y "
+              "reshaped to "
+              "[1]*axis + Y + [1]*(rank(X) - axis - rank(Y)) when that is positive, else numpy alignment) differs "
+              "from InferMeta's: X the lower-rank input (X (3,4), Y (2,3,4,5), axis 1), Y's trailing 1s past X's end "
+              "(X (2,3,4,5), Y (4,5,1), axis 2), a negative axis other than -1",
+    behaviour="the translated program refuses ('Broadcast dimension mismatch') what the operator itself computes, "
+              "or computes another placement",
+    spec="the operators' own InferMeta (ElementwiseRawInferMeta), which the same program runs under the old IR "
+         "executor: X may be the smaller input, Y's trailing 1s are ignored, a negative axis is |rank(X) - rank(Y)| "
+         "+ axis + 1",
+    check=_translator,
+    only_ops=TRANSLATED_OPS,
+)
+
+
 DEVIATIONS: tuple[Deviation, ...] = (
     PADDLE_EXPAND_EMPTY_SHAPE,
     PADDLE_LEGACY_NEGATIVE_AXIS,
     PADDLE_LEGACY_AXIS_OVERHANG,
+    PADDLE_PIR_TRANSLATOR_AXIS,
 )
 
 #: The enum of this framework's runtimes: a record is this framework's when its runtime is a member

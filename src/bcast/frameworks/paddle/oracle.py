@@ -21,7 +21,7 @@ import numpy as np
 from .._oracle import RuntimeRefused
 from .ops import op as _op
 
-__all__ = ["RuntimeRefused", "run", "run_many", "version"]
+__all__ = ["RuntimeRefused", "run", "run_many", "run_translated", "version"]
 
 RUNTIME = "paddle"
 
@@ -68,9 +68,10 @@ def _call(paddle: Any, name: str, arrays: tuple, axis: Any) -> Any:
 
 def _message(e: BaseException) -> str:
     """Paddle's own sentence: the line that starts with its error kind ("(InvalidArgument) Broadcast dimension
-    mismatch. ..."), else the first line (a Python-level ValueError's)."""
+    mismatch. ...", or "InvalidArgumentError: ..." from the static executor), else the first line (a
+    Python-level ValueError's)."""
     lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-    found = [ln for ln in lines if re.match(r"\(\w+\) ", ln)]
+    found = [ln for ln in lines if re.match(r"\(\w+\) |\w+Error: ", ln)]
     return (found[0] if found else lines[0] if lines else type(e).__name__)[:500]
 
 
@@ -95,3 +96,37 @@ def run_many(name: str, jobs: list) -> list:
         except RuntimeRefused as e:
             out.append(e)
     return out
+
+
+def run_translated(name: str, x: Any, y: Any, axis: int = -1) -> Any:
+    """A legacy ``elementwise_*`` operator with ``axis`` the way Paddle 3.x runs an old static program (a
+    ``.pdmodel`` of Paddle 1.x/2.x): the operator in a program of the old IR, translated to PIR
+    (``paddle.pir.translate_to_pir``: its ``ElementwiseTranscriber`` turns ``axis`` into a reshape of Y, or
+    nothing) and run by the PIR executor.  The output as numpy, or :class:`RuntimeRefused` (also where the
+    old IR refuses to build the program: its InferShape checks the operator's own rule)."""
+    paddle = _paddle()
+    o = _op(name)
+    if o.kind != "axis":
+        raise ValueError(f"run_translated runs the legacy elementwise_* operators, not {o.name}")
+    from paddle.pir_utils import OldIrGuard
+
+    paddle.enable_static()
+    try:
+        with OldIrGuard():
+            main, startup = paddle.static.Program(), paddle.static.Program()
+            with paddle.static.program_guard(main, startup):
+                xv = paddle.static.data("x", list(np.shape(x)), "float32")
+                yv = paddle.static.data("y", list(np.shape(y)), "float32")
+                helper = paddle.base.layer_helper.LayerHelper(o.name)
+                out = helper.create_variable_for_type_inference("float32")
+                helper.append_op(type=o.name, inputs={"X": [xv], "Y": [yv]}, outputs={"Out": [out]},
+                                 attrs={"axis": int(axis)})  # the old IR runs the operator's InferShape here
+        program = paddle.pir.translate_to_pir(main.desc)
+        last = program.global_block().ops[-1]
+        feed = {"x": np.asarray(x, np.float32), "y": np.asarray(y, np.float32)}
+        result = paddle.static.Executor(paddle.CPUPlace()).run(program, feed=feed, fetch_list=[last.result(0)])
+        return np.array(result[0], copy=True)
+    except Exception as e:  # the old IR's InferShape while building, or the translated program at run
+        raise RuntimeRefused(RUNTIME, _message(e)) from None
+    finally:
+        paddle.disable_static()
