@@ -294,3 +294,46 @@ def test_turned_off(monkeypatch, large):
     with np.errstate(all="ignore"):
         assert got.tobytes() == np.multiply(a, b).tobytes()
 
+
+
+def _near_pairs():
+    """int64 dividends and divisors within +-2**53: the edges, every sign, and quotients a few units off a
+    whole number (where a float64 quotient truncated is one off)."""
+    n = 1 << 53
+    edges = np.array([0, 1, -1, 2, -2, 3, -3, 7, n, -n, n - 1, -n + 1, n // 3, 1 << 26, (1 << 26) + 1,
+                      -(10**15), 10**15 + 7], np.int64)
+    a, b = (x.ravel() for x in np.meshgrid(edges, edges))
+    q = RNG.integers(-(1 << 26), 1 << 26, 4096)
+    d = RNG.integers(1, 1 << 26, 4096) * RNG.choice([-1, 1], 4096)
+    near = np.clip(q * d + RNG.integers(-2, 3, 4096), -n, n)
+    wide = RNG.integers(-n, n, 4096, endpoint=True)
+    return np.concatenate([a, near, wide]), np.concatenate([b, d, RNG.integers(-n, n, 4096, endpoint=True)])
+
+
+@pytest.mark.parametrize("edge", [None, 1 << 53, (1 << 53) + 1, np.iinfo(np.int64).min])
+def test_int64_div_within_2_to_53_divides_in_float64(monkeypatch, edge):
+    """ONNX's int64 Div takes the float64 loop (and its correction) where every input is within +-2**53,
+    C's division else; both give the truncated quotient of every pair, the zero divisor 0."""
+    kernel = bcast.frameworks.onnx.ops._get("Div").kernel
+    a, b = _near_pairs()
+    if edge is not None:
+        a[5] = edge
+    b[::11] = 0
+    expected = np.empty_like(a)
+    kernel([a, b], expected)
+    asked = []
+    real = _kernels._near
+    monkeypatch.setattr(_kernels, "_near", lambda flat: asked.append(real(flat)) or asked[-1])
+    got = loop(kernel, [a, b], np.empty_like(a), 2)
+    assert_same(got, expected)
+    assert asked == [edge is None or abs(int(edge)) <= 1 << 53]
+    bcast.run.clear_caches()
+    a2 = a[: a.size // 2 * 2].reshape(-1, 2)  # a stride-0 divisor, through the prepared call
+    assert_same(bcast.onnx.run("Div", a2, b[:2]), _old_div(kernel, a2, b[:2]))
+
+
+def _old_div(kernel, a, b):
+    views = np.broadcast_arrays(a, b)
+    out = np.empty(views[0].shape, np.int64)
+    kernel(views, out)
+    return out

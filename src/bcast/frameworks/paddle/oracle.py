@@ -14,6 +14,7 @@ paddle is imported on first use: ``pip install 'bcast[paddle]'`` (the ``paddlepa
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,9 @@ RUNTIME = "paddle"
 def _paddle() -> Any:
     from ...core._require import require
 
-    paddle = require("paddle", "the paddle oracle")
+    with warnings.catch_warnings():  # its import warns that no ccache is installed (for C++ extensions)
+        warnings.simplefilter("ignore")
+        paddle = require("paddle", "the paddle oracle")
     paddle.set_device("cpu")
     return paddle
 
