@@ -83,6 +83,15 @@ FIXED = [
     ("expand", ((3,), (-2, 3)), {}, None, "The expanded size (-2) for non-existing dimensions must be positive"),
     ("broadcast_to", ((3, 1), (-1, 4)), {}, (3, 4), ""),
     ("broadcast_to", ((1,), (2,) * 8), {}, (2,) * 8, ""),
+    # rank limits: a tensor has 9 dims at most, expand takes 8 sizes, broadcast_tensors broadcasts to rank 6
+    ("add", ((1,) * 10, (1,)), {}, None, "Now only supports access to dimension 0 to 9"),
+    ("elementwise_add", ((1,) * 10, (1,)), {}, None, "Now only supports access to dimension 0 to 9"),
+    ("add_", ((2,) * 9, (1,) * 9), {}, (2,) * 9, ""),
+    ("expand", ((1,), (1,) * 9), {}, None, "The number of elements (9) of 'shape' for must not be greater than 8"),
+    ("broadcast_to", ((1,) * 9, (1,) * 9), {}, None, "must not be greater than 8"),
+    ("broadcast_tensors", ((2,) * 6, (1,) * 6), {}, (2,) * 6, ""),
+    ("broadcast_tensors", ((1,) * 7, (1,) * 7), {}, None, "Maximum supported rank for broadcast is: 6"),
+    ("where", ((2,) * 9, (2,) * 9, (2,) * 9), {}, (2,) * 9, ""),
 ]
 
 
@@ -217,6 +226,7 @@ DEVIATING = [
     ("elementwise_add", ((2, 3, 4, 5), (3, 4)), {"axis": -2}, "paddle-legacy-negative-axis",
      "Axis should be great than or equal to 0, but received axis is -2"),
     ("elementwise_mul", ((), (1, 1)), {"axis": -2}, "paddle-legacy-negative-axis", "Axis should be great than"),
+    ("where", ((1,) * 8, (1,) * 9, (1,) * 9), {}, "paddle-where-rank-9", "must not be greater than 8"),
 ]
 
 

@@ -50,12 +50,14 @@ _RULES = {"binary": "numpy", "inplace": "unidirectional", "where": "numpy", "exp
 class EagerOp(Op):
     """One op: its ``name``, its ``kind`` (above) and, for the element-wise kinds, the numpy ``ufunc``
     that computes it as the framework's CPU kernel does; ``axis_rule``: the ``axis`` kind's rule;
-    ``names``: its inputs' names where they are not its kind's."""
+    ``names``: its inputs' names where they are not its kind's; ``max_rank``: the framework's limit on its
+    rank (the rule's attribute)."""
 
     kind: str = "binary"
     ufunc: Any = None
     axis_rule: str = ""
     names: tuple[str, ...] = ()
+    max_rank: int | None = None
 
     #: The names of each kind's inputs, in the framework's words (``tensors``: the list's name).
     inputs: ClassVar[dict[str, tuple[str, ...]]] = {}
@@ -110,9 +112,12 @@ def plan_op(o: EagerOp, shapes: Sequence, **rule_attrs: Any) -> Plan:
     """The plan of op ``o`` on ``shapes`` (``expand``: the tensor's shape, then the sizes)."""
     o.check_arity(shapes, o.arity)
     names = o.input_names(len(shapes))
+    if o.max_rank is not None:
+        rule_attrs["max_rank"] = o.max_rank
     if o.kind == "expand":
         self_shape = as_shape(shapes[0], what=f"{o.where} {names[0]}")
-        return infer(_sizes(o, self_shape, shapes[1]), self_shape, rule="unidirectional", names=names[::-1])
+        return infer(_sizes(o, self_shape, shapes[1]), self_shape, rule="unidirectional", names=names[::-1],
+                     **rule_attrs)
     return infer(*shapes, rule=o.rule, names=names, **rule_attrs)
 
 

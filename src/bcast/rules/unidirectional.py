@@ -7,7 +7,8 @@ to change shape as a result of the broadcast", docs/source/notes/broadcasting.rs
 TensorIterator's compute_shape) and ``expand`` / ``broadcast_to`` (A = the
 sizes, B = self: ATen ``inferExpandGeometry``, aten/src/ATen/ExpandUtils.cpp).  B is
 right-aligned under A, its rank may not exceed A's, and each of its dims must
-equal A's or be 1.  The output is A's shape.
+equal A's or be 1.  The output is A's shape.  ``max_rank`` (unset by default)
+is a framework's limit on the rank (Paddle's in-place ops 9, its expand 8).
 
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (1, 3, 1, 5), rule="unidirectional")
@@ -21,7 +22,7 @@ bcast.core.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with 
 from __future__ import annotations
 
 from ..core.plan import AxisMap
-from ._base import Ctx, fit_into, register, right_aligned
+from ._base import MAX_RANK, Ctx, check_max_rank, fit_into, register, right_aligned
 
 
 def into(ctx: Ctx, a: int, b: int, reason: str):
@@ -44,11 +45,12 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
 
 
 @register(
-    "unidirectional", operands=("A", "B"), framework="onnx / openvino / torch",
+    "unidirectional", operands=("A", "B"), framework="onnx / openvino / torch", attrs=(MAX_RANK,),
     summary="B is broadcast to A (right-aligned, B's dims equal A's or 1); output A",
     source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode; PyTorch in-place ops "
            "(self) and expand",
 )
 def plan(ctx: Ctx):
+    check_max_rank(ctx, max(len(s) for s in ctx.shapes))
     maps, shape = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
     return ctx.plan(shape, maps)

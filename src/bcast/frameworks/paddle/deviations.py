@@ -28,9 +28,15 @@ class PaddleRuntime(Runtime):
 _PADDLE = ("3.3.1",)
 
 
+#: The max_rank bcast.paddle's plans carry (its ops.TENSOR_RANK, ops.EXPAND_RANK): a query with another one (torch's
+#: expand and where share these ops' names) is not Paddle's.
+_TENSOR_RANK, _EXPAND_RANK = 9, 8
+
+
 def _empty_shape(o: Outcome) -> str | None:
     e = o.error
-    if o.rule == "unidirectional" and e is not None and e.kind == "rank" and len(o.shapes[0]) == 0:
+    if o.rule == "unidirectional" and e is not None and e.kind == "rank" and len(o.shapes[0]) == 0 \
+            and o.attrs.get("max_rank") == _EXPAND_RANK:
         from ...core._format import format_shape
 
         return (f"Paddle's {o.op or 'expand'} given an empty shape list returns x unchanged, of shape "
@@ -122,6 +128,33 @@ PADDLE_LEGACY_AXIS_OVERHANG = Deviation(
 )
 
 
+def _where_rank(o: Outcome) -> str | None:
+    p = o.plan
+    if o.rule != "numpy" or p is None or o.attrs.get("max_rank") != _TENSOR_RANK or len(p.shape) <= _EXPAND_RANK \
+            or all(tuple(s) == tuple(p.shape) for s in o.shapes):
+        return None
+    return (f"Paddle's where broadcasts each input with expand, which takes 8 sizes at most: it refuses the output "
+            f"rank {len(p.shape)} ('The number of elements (9) of 'shape' for must not be greater than 8')")
+
+
+PADDLE_WHERE_RANK_9 = Deviation(
+    id="paddle-where-rank-9",
+    runtime=PaddleRuntime.PADDLE,
+    proven_on=_PADDLE,
+    rules=("numpy",),
+    ops="paddle.where",
+    condition="an output of rank 9 (a tensor's most) where an input's shape is not the output's, e.g. condition "
+              "(1,)*8, x and y (1,)*9",
+    behaviour="refused: 'The number of elements (9) of 'shape' for must not be greater than 8' (python/paddle/tensor/"
+              "search.py broadcasts each input with paddle.broadcast_to, whose limit is 8); three equal rank-9 shapes "
+              "are taken",
+    spec="paddle.where broadcasts its inputs as the element-wise ops do, and those take rank 9 (paddle.add of "
+         "(2,)*9 and (1,)*9 runs)",
+    check=_where_rank,
+    only_ops=("where",),
+)
+
+
 #: The legacy operators whose ``axis`` the PIR translator rewrites (op_translator.cc's ElementwiseTranscriber).
 TRANSLATED_OPS = ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_max",
                   "elementwise_min", "elementwise_mod", "elementwise_floordiv")
@@ -186,6 +219,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     PADDLE_LEGACY_NEGATIVE_AXIS,
     PADDLE_LEGACY_AXIS_OVERHANG,
     PADDLE_PIR_TRANSLATOR_AXIS,
+    PADDLE_WHERE_RANK_9,
 )
 
 #: The enum of this framework's runtimes: a record is this framework's when its runtime is a member

@@ -86,15 +86,19 @@ _LEGACY = {
     "elementwise_pow": np.power, "elementwise_floordiv": np.floor_divide, "elementwise_mod": np.remainder,
 }
 
+#: Paddle's rank limits: a tensor has 9 dims at most (phi's DDim); expand and broadcast_to take 8 sizes
+#: at most (ExpandInferMeta's MAX_RANK_SUPPORTED); broadcast_tensors broadcasts to rank 6 at most (its kernel).
+TENSOR_RANK, EXPAND_RANK, BROADCAST_TENSORS_RANK = 9, 8, 6
+
 #: Every op, in the table's order: the only place that knows op names.
 OPS: dict[str, Op] = {
-    **{name: Op(name, "binary", ufunc) for name, ufunc in _BINARY.items()},
-    **{f"{name}_": Op(f"{name}_", "inplace", _BINARY[name]) for name in _INPLACE},
-    "where": Op("where", "where"),
-    "expand": Op("expand", "expand"),
-    "broadcast_to": Op("broadcast_to", "expand"),
-    "broadcast_tensors": Op("broadcast_tensors", "tensors"),
-    **{name: Op(name, "axis", ufunc, axis_rule="paddle") for name, ufunc in _LEGACY.items()},
+    **{name: Op(name, "binary", ufunc, max_rank=TENSOR_RANK) for name, ufunc in _BINARY.items()},
+    **{f"{name}_": Op(f"{name}_", "inplace", _BINARY[name], max_rank=TENSOR_RANK) for name in _INPLACE},
+    "where": Op("where", "where", max_rank=TENSOR_RANK),
+    "expand": Op("expand", "expand", max_rank=EXPAND_RANK),
+    "broadcast_to": Op("broadcast_to", "expand", max_rank=EXPAND_RANK),
+    "broadcast_tensors": Op("broadcast_tensors", "tensors", max_rank=BROADCAST_TENSORS_RANK),
+    **{name: Op(name, "axis", ufunc, axis_rule="paddle", max_rank=TENSOR_RANK) for name, ufunc in _LEGACY.items()},
 }
 
 

@@ -20,7 +20,7 @@ def _paddle():
 
 
 @proof("paddle-expand-empty-shape", cases=[
-    (((), (2, 3)), dict(rule="unidirectional", op="expand")),
+    (((), (2, 3)), dict(rule="unidirectional", max_rank=8, op="expand")),
 ])
 def paddle_expand_keeps_x_for_an_empty_shape(dev):
     paddle, oracle = _paddle()
@@ -144,3 +144,21 @@ def paddle_pir_translator_reads_axis_its_own_way(dev):
     x = np.arange(120, dtype=np.float32).reshape(x_shape)
     y = np.arange(12, dtype=np.float32).reshape(y_shape)
     np.testing.assert_array_equal(oracle.run_translated("elementwise_add", x, y, axis=1), x + y.reshape(1, 3, 4, 1))
+
+
+@proof("paddle-where-rank-9", cases=[
+    ((((1,) * 8), ((1,) * 9), ((1,) * 9)), dict(rule="numpy", max_rank=9, op="where")),
+])
+def paddle_where_refuses_rank_9(dev):
+    paddle, oracle = _paddle()
+    shapes, attrs = _case(dev)
+    plan = _plan(dev)
+    _expect(plan.shape == (1,) * 9 and len(_findings(dev)) == 1)
+    cond, x, y = np.ones(shapes[0], bool), np.ones(shapes[1], np.float32), np.full(shapes[2], 2, np.float32)
+    got = _refusal(oracle.run, "where", cond, x, y)
+    if not isinstance(got, str):
+        _fixed(dev, paddle, f"where of {[s for s in shapes]} gives {got.shape}")
+    _expect("must not be greater than 8" in got, got)
+    # three equal rank-9 shapes are taken, and an element-wise op broadcasts at rank 9
+    _expect(oracle.run("where", np.ones((1,) * 9, bool), x, y).shape == (1,) * 9)
+    _expect(oracle.run("add", np.ones((2,) * 9, np.float32), x).shape == (2,) * 9)
