@@ -33,10 +33,10 @@ _LAZY = {
     "threads": "run.parallel",
     "set_threads": "run.parallel",
 }
-_SUBMODULES = ("onnx", "openvino", "ncnn", "torch", "paddle", "translation")
+_SUBMODULES = ("onnx", "openvino", "ncnn", "tensorrt", "tosa", "webnn", "torch", "paddle", "nnapi", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import ncnn, onnx, openvino, paddle, torch, translation  # noqa: F401
+    from . import ncnn, nnapi, onnx, openvino, paddle, tensorrt, torch, tosa, translation, webnn  # noqa: F401
     from .models.lint import Finding
     from .models.rewrite import Rewrite
     from .run.execute import (  # noqa: F401

@@ -15,7 +15,8 @@ REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"}}
 
 
 def test_registry_names_every_framework_package():
-    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "torch", "paddle")
+    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "tensorrt", "tosa", "webnn", "torch", "paddle",
+                                            "nnapi")
     for name, package in FRAMEWORKS.items():
         assert package == f"bcast.frameworks.{name}"
         assert getattr(bcast, name).plan is framework(name).plan  # the public bcast.<name> is the op table
@@ -59,7 +60,7 @@ def test_bad_op_names_the_choices(name):
 
 def test_unknown_framework_names_the_choices():
     for bad in ("tflite", None, 3):
-        with pytest.raises(InputError, match="the frameworks are: onnx, openvino, ncnn, torch, paddle"):
+        with pytest.raises(InputError, match="the frameworks are: onnx, openvino, ncnn"):
             framework(bad)
         with pytest.raises(InputError):
             part(bad, "ops")

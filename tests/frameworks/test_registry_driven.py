@@ -16,8 +16,8 @@ from bcast.frameworks.deviations import DEVIATIONS
 
 def test_deviation_records_come_framework_by_framework_in_the_registry_order():
     frameworks = [d.framework for d in DEVIATIONS]
-    assert sorted(set(frameworks), key=frameworks.index) == list(names()) == \
-        ["onnx", "openvino", "ncnn", "torch", "paddle"]
+    recorded = [n for n in names() if getattr(part(n, "deviations"), "DEVIATIONS", ())]  # spec-only ones have none
+    assert sorted(set(frameworks), key=frameworks.index) == recorded == ["onnx", "openvino", "ncnn", "torch", "paddle"]
     assert frameworks == sorted(frameworks, key=list(names()).index)  # each framework's records together
     expected = [d for name in names() for d in getattr(part(name, "deviations"), "DEVIATIONS", ())]
     assert list(DEVIATIONS) == expected
@@ -104,7 +104,10 @@ def test_compare_has_a_row_per_registered_framework():
 
     rows = bcast.compare((2, 3), (3,))["frameworks"]
     assert [r["framework"] for r in rows] == list(names())
-    assert all(r["op"] == framework_op(r["framework"]) and r["ok"] for r in rows if r["framework"] != "ncnn")
+    equal_rank = ("tensorrt", "tosa")  # their layers take no rank broadcasting: (3,) has another rank
+    assert all(r["op"] == framework_op(r["framework"]) and r["ok"] for r in rows
+               if r["framework"] not in ("ncnn", *equal_rank))
+    assert not any(r["ok"] for r in rows if r["framework"] in equal_rank)
     assert all(r["ok"] is None for r in bcast.compare((2, 3), (3,), (3,), (3,), (3,))["frameworks"]
                if r["framework"] in ("onnx", "ncnn"))
 

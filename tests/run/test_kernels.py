@@ -337,3 +337,28 @@ def _old_div(kernel, a, b):
     out = np.empty(views[0].shape, np.int64)
     kernel(views, out)
     return out
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("top", [64, 65])
+def test_integer_pow_of_small_exponents_takes_the_squares(monkeypatch, dtype, top):
+    """ONNX's integer Pow takes the loop of the six squares where every exponent is from 0 to 63, the squaring
+    loop else (a negative exponent, or 64 and more); the same bits either way, the wrapping ones too."""
+    kernel = bcast.frameworks.onnx.ops._get("Pow").kernel
+    x = values((64, 97), dtype)
+    x[:, :7] = np.arange(-3, 4)
+    y = np.broadcast_to(np.arange(top, dtype=dtype)[:, None], (top, 97))[:64].copy()
+    if top == 65:
+        y[3, 5] = 64
+    asked: list = []
+    real = _kernels._small_exponents
+    monkeypatch.setattr(_kernels, "_small_exponents", lambda flat: asked.append(real(flat)) or asked[-1])
+    for a, b in [(x, y), (x, y[:, :1]), (x[:1], y), (x, y[5:6, :1])]:
+        b = b.copy()  # (the check reads the memory a view spans: y[:, :1] spans all of y)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        views = [np.broadcast_to(a, shape), np.broadcast_to(b, shape)]
+        expected = np.empty(shape, dtype)
+        kernel(views, expected)
+        asked.clear()
+        assert_same(loop(kernel, views, np.empty(shape, dtype), 2), expected)
+        assert asked == [bool(b.max() < 64)]

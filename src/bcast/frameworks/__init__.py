@@ -25,10 +25,14 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
-    from .paddle import ops as _paddle
+    from .tensorrt import ops as _tensorrt
+    from .tosa import ops as _tosa
+    from .webnn import ops as _webnn
     from .torch import ops as _torch
+    from .paddle import ops as _paddle
+    from .nnapi import ops as _nnapi
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _torch, _paddle)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tensorrt, _tosa, _webnn, _torch, _paddle, _nnapi)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -38,8 +42,12 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "tensorrt": "bcast.frameworks.tensorrt",
+    "tosa": "bcast.frameworks.tosa",
+    "webnn": "bcast.frameworks.webnn",
     "torch": "bcast.frameworks.torch",
     "paddle": "bcast.frameworks.paddle",
+    "nnapi": "bcast.frameworks.nnapi",
 }
 
 
@@ -47,7 +55,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'torch', 'paddle')
+    ('onnx', 'openvino', 'ncnn', 'tensorrt', 'tosa', 'webnn', 'torch', 'paddle', 'nnapi')
     """
     return tuple(FRAMEWORKS)
 

@@ -21,7 +21,8 @@ Values are numpy's, bit for bit:
 - float16 ``pow`` calls C's powf on the float32 values (numba's float32 power), as
   numpy's float16 loop does, with its answer for a signaling NaN; integer ``pow`` is
   ONNX's (squaring, wrapping in the type: numpy's power in uint64 has the same low bits;
-  a negative exponent 1 / x**-y truncated);
+  a negative exponent 1 / x**-y truncated; exponents all from 0 to 63 take the product of
+  the six squares their bits pick, :func:`_ipow6`, which vectorizes);
 - the integer ``div`` of ONNX (a quotient truncated toward zero) divides in
   float32 for 8- and 16-bit integers and in float64 for 32-bit ones, which is
   exact: with ``|a| < 2**p`` (p = 24, 53 the floats' precision) the rounding
@@ -57,7 +58,7 @@ _u = np.uint64
 HALF = 100
 
 # the op codes (bcast.run._kernels._BINARY names the ufuncs' and maps the marked loops to these)
-ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV, POW, IDIV53 = range(15)
+ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV, POW, IDIV53, IPOW6 = range(16)
 WHERE, SUM, MEAN = 20, 21, 22
 
 
@@ -228,6 +229,10 @@ def _plain_ops(op, a):  # noqa: C901 - one branch per op, read as a table
         return _idiv(a)
     if op == IDIV53:
         return _idiv53(a)
+    if op == IPOW6:
+        if not isinstance(a, types.Integer):
+            raise TypingError("the 6-bit power is for integers")
+        return lambda code, a, b: _ipow6(a, b)
     if op == MAX:
         if floating:  # numpy's: (a > b or isnan(a)) ? a : b -- of two equal values the second
             return lambda code, a, b: _pick((a > b) | np.isnan(a), a, b)
@@ -271,6 +276,20 @@ def _ipow_signed(a, b):  # pragma: no cover - compiled
     if a == _isub(zero, one):
         return _isub(zero, one) if _iand(b, _one(b)) != _isub(b, b) else one
     return zero
+
+
+@numba.njit(inline="always")
+def _ipow6(a, b):  # pragma: no cover - compiled
+    """``a ** b`` for ``0 <= b < 64`` (the caller checks), as :func:`_ipow_unsigned` computes it: the product
+    of the squares a, a**2, a**4 ... a**32 that b's bits pick, wrapping in the type.  Multiplication modulo
+    2**n commutes, so the bits are those of the squaring loop; with no loop per element, it vectorizes."""
+    one, zero, bit = _one(a), _isub(b, b), _one(b)
+    r = _pick(_iand(b, bit) != zero, a, one)
+    for _ in range(5):  # a**2, a**4, ... a**32, each taken where its bit of b is set (unrolled: 5 steps)
+        a = _imul(a, a)
+        b = _ishr(b, bit)
+        r = _imul(r, _pick(_iand(b, bit) != zero, a, one))
+    return r
 
 
 def _mean2(a):
