@@ -58,7 +58,7 @@ def test_no_shape_is_rank_0_as_in_numpy():
 
 LAZY = ("apply", "broadcast_arrays", "translate", "TranslationError", "lint", "rewrite", "MemoryBudgetError",
         "memory_budget", "set_memory_budget", "threads", "set_threads", "onnx", "openvino", "ncnn", "tensorrt", "tosa",
-        "webnn", "nnapi", "translation")
+        "webnn", "torch", "paddle", "nnapi", "translation")
 
 
 def test_dir_lists_the_lazily_loaded_names_without_loading_them():
@@ -75,7 +75,8 @@ def test_dir_lists_no_import_helper():
 
 def test_all_and_help_name_them():
     assert {"apply", "translate", "lint", "rewrite", "broadcast_arrays"} <= set(bcast.__all__)
-    assert not {"onnx", "openvino", "ncnn"} & set(bcast.__all__)  # `import *` must not shadow the onnx package
+    # `import *` must not shadow the onnx package (nor torch, paddle)
+    assert not {"onnx", "openvino", "ncnn", "torch", "paddle"} & set(bcast.__all__)
     text = pydoc.render_doc(bcast, renderer=pydoc.plaintext)
     for name in ("apply", "translate", "lint", "rewrite", "broadcast_arrays"):
         assert f"\n    {name}(" in text, name

@@ -33,11 +33,12 @@ _LAZY = {
     "threads": "run.parallel",
     "set_threads": "run.parallel",
 }
-_SUBMODULES = ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "nnapi", "mnn", "coreml",
-               "translation")
+_SUBMODULES = ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "torch", "paddle", "nnapi", "mnn",
+               "coreml", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import coreml, mnn, ncnn, nnapi, onnx, openvino, tensorrt, tflite, tosa, translation, webnn  # noqa: F401
+    from . import (coreml, mnn, ncnn, nnapi, onnx, openvino, paddle, tensorrt, tflite, torch,  # noqa: F401
+                   tosa, translation, webnn)
     from .models.lint import Finding
     from .models.rewrite import Rewrite
     from .run.execute import (  # noqa: F401

@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
                    + " (default numpy)")
     p.add_argument("--to", required=True, choices=("numpy", *framework_names()), metavar="TARGET",
-                   help="the target: numpy or a framework (" + ", ".join(framework_names()) + ")")
+                   help="the target: numpy or a framework (those without recipes say so)")
     p.add_argument("--op", metavar="NAME", help="the op (Add, Sub, Mul, Div, Max, Min, Pow, Where; any "
                    "framework's name); default Add, or the rule's own op")
     _add_attr_options(p)

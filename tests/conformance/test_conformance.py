@@ -113,8 +113,8 @@ def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2"], out) == 1
     assert out.getvalue().rstrip().endswith(
-        "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime onnx openvino ncnn "
-        "ai_edge_litert MNN coremltools)")
+        "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime 'bcast[onnx]' openvino "
+        "ncnn 'bcast[tflite]' 'bcast[torch]' 'bcast[paddle]' 'bcast[mnn]' 'bcast[coreml]')")
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2", "--json"], out) == 1
     d = json.loads(out.getvalue())

@@ -15,8 +15,8 @@ REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"}}
 
 
 def test_registry_names_every_framework_package():
-    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "nnapi",
-                                            "mnn", "coreml")
+    assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "torch",
+                                            "paddle", "nnapi", "mnn", "coreml")
     for name, package in FRAMEWORKS.items():
         assert package == f"bcast.frameworks.{name}"
         assert getattr(bcast, name).plan is framework(name).plan  # the public bcast.<name> is the op table

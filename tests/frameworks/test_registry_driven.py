@@ -17,8 +17,8 @@ from bcast.frameworks.deviations import DEVIATIONS
 def test_deviation_records_come_framework_by_framework_in_the_registry_order():
     frameworks = [d.framework for d in DEVIATIONS]
     recorded = [n for n in names() if getattr(part(n, "deviations"), "DEVIATIONS", ())]  # spec-only ones have none
-    assert sorted(set(frameworks), key=frameworks.index) == recorded == ["onnx", "openvino", "ncnn", "tflite", "mnn",
-                                                                          "coreml"]
+    assert sorted(set(frameworks), key=frameworks.index) == recorded == ["onnx", "openvino", "ncnn", "tflite", "torch",
+                                                                          "paddle", "mnn", "coreml"]
     assert frameworks == sorted(frameworks, key=list(names()).index)  # each framework's records together
     expected = [d for name in names() for d in getattr(part(name, "deviations"), "DEVIATIONS", ())]
     assert list(DEVIATIONS) == expected

@@ -168,7 +168,11 @@ def test_values_findings_follow_the_records_element_types():
 
 
 def test_every_value_record_is_reported_by_some_target():
-    records = [d for d in DEVIATIONS if d.check is None]
+    import importlib
+
+    # (a framework with no lint target, torch, has no model a record could be found in)
+    records = [d for d in DEVIATIONS
+               if d.check is None and importlib.import_module(f"bcast.frameworks.{d.framework}").TARGETS]
     assert records
     for d in records:
         assert any(d.runtime.startswith(p) for c in TARGET_CHECKS.values() for p in c.decisive_runtimes), d.id

@@ -9,4 +9,5 @@ tests/conftest.py puts tests/ on sys.path).
 - ``shapes``: seeded random shapes for the differential loops (property tests use ``bcast.strategies``);
 - ``arrays``: inputs broadcast through a Plan (``through_plan``, bcast's own views);
 - ``cli``: the command line in-process (``cli``: status and stdout; ``run_cli``: and stderr).
+- ``eager``: the differential tests of the eager frameworks' op tables (torch, paddle) against their runtimes.
 """

@@ -15,6 +15,8 @@ openvino        OpenVINO's shape inference of one op                 shape
 openvino-cpu    the op compiled on OpenVINO's CPU plugin (batched)   values
 ncnn            ncnn's BinaryOp, in a child process (batched)        values
 tflite          a one-op model in LiteRT's interpreter (child)        values
+torch           torch's add / Tensor.add_ (eager, CPU)               values
+paddle          paddle.add, Tensor.add_, elementwise_add with axis   values
 ==============  ===================================================  ==========
 
 The columns are plug-ins: each framework's package declares its own
@@ -23,9 +25,10 @@ Which op checks which rule comes from the op tables: for ONNX the first op of
 :data:`bcast.onnx.OPS` whose opset versions use the rule (Add for numpy, Add-6
 for onnx-legacy, Max-6 for none, PRelu, Gemm, Expand), for OpenVINO the first
 element-wise op with each ``auto_broadcast`` mode, Select, PRelu and each
-Broadcast mode, for ncnn its first BinaryOp type (ADD).  Rules no installed
-runtime runs (paddle) are reported as not applicable; runtimes not installed
-as skipped.  Inputs are float32 arrays of small integers (exact in every
+Broadcast mode, for ncnn its first BinaryOp type (ADD), for torch and paddle
+the first two-input op of each rule (add, add_, Paddle's elementwise_add).
+Rules no installed runtime runs are reported as not applicable; runtimes not
+installed as skipped.  Inputs are float32 arrays of small integers (exact in every
 runtime), Select's condition boolean.
 
 A check *agrees* when bcast and the runtime give the same shape (and values),
@@ -260,6 +263,15 @@ def run(*, rules=None, runtimes=None, cases: int = 24, seed: int = 0, allow_miss
     return report
 
 
+def _pip(module: str) -> str:
+    """What ``pip install`` takes to bring a runtime's module: the smallest install that
+    :data:`bcast.core._require.INSTALL` names (``paddle`` comes with ``'bcast[paddle]'``, its distribution
+    being paddlepaddle), else the module's name."""
+    from ..core._require import INSTALL
+
+    return INSTALL.get(module, f"pip install {module}").removeprefix("pip install ")
+
+
 def _failures(report: dict, runtimes, versions: dict) -> list:
     """Why a run that explained every disagreement is still no pass: a runtime it was asked for is not
     installed, or it checked nothing (what a CI job must not take for a green run)."""
@@ -267,12 +279,12 @@ def _failures(report: dict, runtimes, versions: dict) -> list:
     for n in runtimes or ():
         runtime = n if n in RUNTIMES else COLUMNS[n].runtime
         if runtime not in versions:
-            out.append(f"{n} is not installed (pip install {RUNTIMES[runtime][0]})")
+            out.append(f"{n} is not installed (pip install {_pip(RUNTIMES[runtime][0])})")
     if report["summary"]["checks"] == 0:
         if runtimes is not None and not list(runtimes):
             out.append("nothing checked: no runtime selected")
         elif not any(c["status"] == "ok" for c in report["columns"]):
-            missing = dict.fromkeys(RUNTIMES[c["runtime"]][0] for c in report["columns"]
+            missing = dict.fromkeys(_pip(RUNTIMES[c["runtime"]][0]) for c in report["columns"]
                                     if c["reason"] == "not installed")
             out.append(f"nothing checked: no selected runtime is installed (pip install {' '.join(missing)})")
         else:

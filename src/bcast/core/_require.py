@@ -21,6 +21,8 @@ INSTALL = {
     "ai_edge_litert": "pip install 'bcast[tflite]'",
     "MNN": "pip install 'bcast[mnn]'",
     "coremltools": "pip install 'bcast[coreml]'",
+    "torch": "pip install 'bcast[torch]'",
+    "paddle": "pip install 'bcast[paddle]'",
 }
 
 

@@ -29,12 +29,14 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .tensorrt import ops as _tensorrt
     from .tosa import ops as _tosa
     from .webnn import ops as _webnn
+    from .torch import ops as _torch
+    from .paddle import ops as _paddle
     from .nnapi import ops as _nnapi
     from .mnn import ops as _mnn
     from .coreml import ops as _coreml
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _nnapi, _mnn,
-                                           _coreml)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _torch, _paddle,
+                                           _nnapi, _mnn, _coreml)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -48,6 +50,8 @@ FRAMEWORKS: dict[str, str] = {
     "tensorrt": "bcast.frameworks.tensorrt",
     "tosa": "bcast.frameworks.tosa",
     "webnn": "bcast.frameworks.webnn",
+    "torch": "bcast.frameworks.torch",
+    "paddle": "bcast.frameworks.paddle",
     "nnapi": "bcast.frameworks.nnapi",
     "mnn": "bcast.frameworks.mnn",
     "coreml": "bcast.frameworks.coreml",
@@ -58,7 +62,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'tflite', 'tensorrt', 'tosa', 'webnn', 'nnapi', 'mnn', 'coreml')
+    ('onnx', 'openvino', 'ncnn', 'tflite', 'tensorrt', 'tosa', 'webnn', 'torch', 'paddle', 'nnapi', 'mnn', 'coreml')
     """
     return tuple(FRAMEWORKS)
 

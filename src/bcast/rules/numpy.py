@@ -1,7 +1,8 @@
 """``numpy``: multidirectional broadcasting, any number of inputs.
 
 Source: ONNX Broadcasting.md ("multidirectional"), OpenVINO auto_broadcast
-NUMPY, the array API, numpy.  Shapes are right-aligned, missing leading dims
+NUMPY, the array API, numpy, PyTorch's binary ops and ``where`` (ATen
+``infer_size``, aten/src/ATen/ExpandUtils.cpp).  Shapes are right-aligned, missing leading dims
 count as 1, and in every column the dims must be equal or 1; a 1 stretches to
 the other size (0 included: 0 with 1 is 0, 0 with 5 does not broadcast).
 ``max_rank`` (unset by default) is a framework's limit on the rank of every
@@ -31,10 +32,10 @@ REASON = "dims must be equal or one of them 1"
 
 
 @register(
-    "numpy", min_inputs=0, max_inputs=None, framework="numpy / onnx / openvino", attrs=(MAX_RANK,),
+    "numpy", min_inputs=0, max_inputs=None, framework="numpy / onnx / openvino / torch", attrs=(MAX_RANK,),
     summary="right-aligned; each dim equal or 1 (any number of inputs)",
-    source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy; MNN computeBroadCastDims "
-           "(max_rank 9); Core ML MIL broadcast_shapes (max_rank 5)",
+    source="ONNX multidirectional broadcasting; OpenVINO auto_broadcast numpy; numpy; PyTorch (ATen infer_size); "
+           "MNN computeBroadCastDims (max_rank 9); Core ML MIL broadcast_shapes (max_rank 5)",
 )
 def plan(ctx: Ctx):
     out_rank = max((len(s) for s in ctx.shapes), default=0)

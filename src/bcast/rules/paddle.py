@@ -10,10 +10,19 @@ takes the other (0 with 1 gives 0).  With equal ranks ``axis`` must be -1 or
 ``|rank(X) - rank(Y)| + axis + 1`` (so -1 is numpy's right alignment).
 Trailing 1s of the smaller input that overhang the end are ignored, as the
 Paddle kernel trims them; any other overhang is refused (Paddle's InferMeta
-does not check it and reads past its buffer).  A trailing dim that may be 1
+does not check it and writes past its buffer: deviation
+``paddle-legacy-axis-overhang``, which may abort the process).  A trailing dim that may be 1
 (``N``, ``?``) overhanging the end is ignored with the constraint that it is 1.
 With equal ranks, shapes not definitely equal (``(N,)`` and ``(M,)``) need
-axis -1 or 0, as unequal shapes do.
+axis -1 or 0, as unequal shapes do.  ``max_rank`` (unset by default): Paddle's
+tensors have rank 9 at most (``bcast.paddle`` sets it).
+
+Proven against paddlepaddle 3.3.1, whose legacy operators still run with their
+``axis`` (``paddle._legacy_C_ops.elementwise_add(x, y, "axis", axis)``:
+InferMeta, then the CPU kernel): the operators' documented examples and random
+cases agree (tests/frameworks/test_paddle_run.py), but for an axis below -1,
+which the CPU kernel refuses (deviation ``paddle-legacy-negative-axis``).
+``bcast.paddle`` names the ops (``elementwise_add``... with ``axis``).
 
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (3, 4), rule="paddle", axis=1)
@@ -27,7 +36,7 @@ from __future__ import annotations
 from ..core._format import format_shape
 from ..core.dims import maybe_one, same, value_constraint
 from ..core.plan import AxisMap
-from ._base import Attr, Ctx, merge_all, register
+from ._base import MAX_RANK, Attr, Ctx, check_max_rank, merge_all, register
 
 AXIS = Attr("axis", "int", -1, "where the lower-rank input starts in the other; -1 = right-aligned")
 
@@ -35,13 +44,14 @@ REASON = "dims must be equal or one of them 1"
 
 
 @register(
-    "paddle", operands=("A", "B"), attrs=(AXIS,), framework="paddle",
+    "paddle", operands=("A", "B"), attrs=(AXIS, MAX_RANK), framework="paddle",
     summary="lower-rank input placed at axis of the other (either side); dims equal or 1",
     source="PaddlePaddle elementwise ops, axis attribute (phi ElementwiseRawInferMeta)",
 )
 def plan(ctx: Ctx):
     X, Y = ctx.shapes
     rx, ry = len(X), len(Y)
+    check_max_rank(ctx, max(rx, ry))
     axis = ctx.attrs["axis"]
     if rx == ry and all(same(x, y) for x, y in zip(X, Y)):
         m = tuple(range(rx))

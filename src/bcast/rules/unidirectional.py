@@ -3,9 +3,14 @@
 Source: ONNX Broadcasting.md ("unidirectional": Gemm's C, PRelu's slope);
 OpenVINO Broadcast in numpy mode (with A = target_shape, B = data); TFLite's
 BROADCAST_TO (tensorflow ``tensorflow/lite/kernels/broadcast_to.cc``, with A = the
-shape, B = the input: "Output shape must be broadcastable from input shape").  B is
+shape, B = the input: "Output shape must be broadcastable from input shape"); PyTorch's
+in-place ops (A = self: "in-place operations do not allow the in-place tensor
+to change shape as a result of the broadcast", docs/source/notes/broadcasting.rst;
+TensorIterator's compute_shape) and ``expand`` / ``broadcast_to`` (A = the
+sizes, B = self: ATen ``inferExpandGeometry``, aten/src/ATen/ExpandUtils.cpp).  B is
 right-aligned under A, its rank may not exceed A's, and each of its dims must
-equal A's or be 1.  The output is A's shape.
+equal A's or be 1.  The output is A's shape.  ``max_rank`` (unset by default)
+is a framework's limit on the rank (Paddle's in-place ops 9, its expand 8).
 
 >>> from bcast import result_shape
 >>> result_shape((2, 3, 4, 5), (1, 3, 1, 5), rule="unidirectional")
@@ -19,7 +24,7 @@ bcast.core.errors.BroadcastError: unidirectional: cannot broadcast A (2,1) with 
 from __future__ import annotations
 
 from ..core.plan import AxisMap
-from ._base import Ctx, fit_into, register, right_aligned
+from ._base import MAX_RANK, Ctx, check_max_rank, fit_into, register, right_aligned
 
 
 def into(ctx: Ctx, a: int, b: int, reason: str):
@@ -42,10 +47,12 @@ def into(ctx: Ctx, a: int, b: int, reason: str):
 
 
 @register(
-    "unidirectional", operands=("A", "B"), framework="onnx / openvino / tflite",
+    "unidirectional", operands=("A", "B"), framework="onnx / openvino / tflite / torch", attrs=(MAX_RANK,),
     summary="B is broadcast to A (right-aligned, B's dims equal A's or 1); output A",
-    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode; TFLite BROADCAST_TO",
+    source="ONNX unidirectional broadcasting (Gemm C, PRelu); OpenVINO Broadcast numpy mode; TFLite BROADCAST_TO; "
+           "PyTorch in-place ops (self) and expand",
 )
 def plan(ctx: Ctx):
+    check_max_rank(ctx, max(len(s) for s in ctx.shapes))
     maps, shape = into(ctx, 0, 1, "B's dim must equal A's or be 1 (B is broadcast to A, never A to B)")
     return ctx.plan(shape, maps)
