@@ -55,7 +55,7 @@ def test_json_gains_framework_and_op(by_op, by_rule):
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--framework", "tflite", "--op", "Add"], "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn')"),
+    (["--framework", "tflite", "--op", "Add"], "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn'"),
     (["--framework", "ncnn"], "--framework ncnn needs --op, one of: ADD, SUB, MUL"),
     (["--framework", "ncnn", "--op", "NOPE"], "or a name (ADD, SUB, MUL"),
     (["--framework", "onnx", "--op", "add"], "the ops are: Add, Sub"),

@@ -14,7 +14,9 @@ from bcast.frameworks.deviations import DEVIATIONS
 
 def test_deviation_records_come_framework_by_framework_in_the_registry_order():
     frameworks = [d.framework for d in DEVIATIONS]
-    assert sorted(set(frameworks), key=frameworks.index) == list(names()) == ["onnx", "openvino", "ncnn"]
+    with_records = [n for n in names() if getattr(part(n, "deviations"), "DEVIATIONS", ())]  # stablehlo: none
+    assert sorted(set(frameworks), key=frameworks.index) == with_records
+    assert list(names())[:3] == ["onnx", "openvino", "ncnn"]
     assert frameworks == sorted(frameworks, key=list(names()).index)  # each framework's records together
     expected = [d for name in names() for d in getattr(part(name, "deviations"), "DEVIATIONS", ())]
     assert list(DEVIATIONS) == expected
@@ -50,6 +52,8 @@ def test_the_loaded_targets_are_the_declared_ones():
 
 @pytest.mark.parametrize("name", names())
 def test_each_framework_names_its_runtime_enum(name):
+    if part(name, "deviations") is None:  # a framework with no runtime here (stablehlo: spec only)
+        pytest.skip(f"{name} has no deviation records")
     runtime = part(name, "deviations").RUNTIME
     assert all(type(d.runtime) is runtime for d in DEVIATIONS if d.framework == name)
     assert {r.framework for r in runtime} == {name}
@@ -60,7 +64,8 @@ def test_compare_by_framework_keeps_that_frameworks_records():
 
     # shapes on which records of several frameworks bear (ncnn's garbage shape, onnx's reference Mean)
     for name in names():
-        runtime = part(name, "deviations").RUNTIME
+        records = part(name, "deviations")
+        runtime = () if records is None else records.RUNTIME  # a framework without records shows none
         seen = compare_ops(name, (2, 3, 4), (3, 4))["deviations"] + compare_ops(name, (2, 1), (4, 2, 1))["deviations"]
         assert all(d["runtime"] in {str(r) for r in runtime} for d in seen)
     ncnn = compare_ops("ncnn", (2, 3, 4), (3, 4), op="ADD")["deviations"]

@@ -22,11 +22,13 @@ from ..core.plan import Plan
 from ._interface import PARTS, Framework
 
 if TYPE_CHECKING:  # mypy checks here that every op table implements the interface (never run)
+    from .jax import ops as _jax
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .stablehlo import ops as _stablehlo
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _stablehlo, _jax)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -36,6 +38,8 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "stablehlo": "bcast.frameworks.stablehlo",
+    "jax": "bcast.frameworks.jax",
 }
 
 
@@ -43,7 +47,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn')
+    ('onnx', 'openvino', 'ncnn', 'stablehlo', 'jax')
     """
     return tuple(FRAMEWORKS)
 
