@@ -74,6 +74,8 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
                    "the result axis of each operand axis, e.g. 2,1")
     g.add_argument("--rank-promotion", choices=("allow", "warn", "raise"),
                    help="--framework jax, jnp ops: jax_numpy_rank_promotion (default allow)")
+    g.add_argument("--max-rank", type=int, metavar="N",
+                   help="numpy, equal-rank: the most dims an input may have (a framework's limit)")
 
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
@@ -218,6 +220,8 @@ def _attrs_from(args) -> dict:
         attrs["broadcast_dimensions"] = args.broadcast_dimensions
     if args.rank_promotion is not None:
         attrs["rank_promotion"] = args.rank_promotion
+    if args.max_rank is not None:
+        attrs["max_rank"] = args.max_rank
     return attrs
 
 
@@ -383,21 +387,10 @@ def _cmd_compare(args, out) -> int:
         ins = ", ".join(f"{chr(65 + i)} {format_shape(s)}" for i, s in enumerate(data["inputs"]))
         note = " (numpy order)" if args.ncnn_order else ""
         print(f"{ins}{note}\n", file=out)
-        labels = []
-        for row in data["rules"]:
-            shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
-            head = row["rule"] if "op" not in row else f"{row['op']} ({row['rule'] or 'n/a'})"
-            labels.append(head + (f" [{shown}]" if shown else ""))
-        lw = max(len(s) for s in labels + ["rule"])
-        results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error")
-                   for r in data["rules"]]
-        rw = max(len(s) for s in results + ["result"])
-        print(f"{'rule'.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
-        for label, res, row in zip(labels, results, data["rules"]):
-            why = row["note"] or ""
-            if row["ok"] is None:
-                why = why[len("n/a: "):]
-            print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
+        _print_rows(data["rules"], out)
+        if data.get("frameworks"):
+            print(file=out)
+            _print_rows(data["frameworks"], out, head="framework")
         for name in dict.fromkeys(row["rule"] for row in data["rules"] if row["ok"] is not None):
             if RULES[name].path:  # what the rule describes, said wherever it is shown
                 print(f"\n{name}: {RULES[name].path}", file=out)
@@ -408,6 +401,28 @@ def _cmd_compare(args, out) -> int:
                 who = f"{', '.join(f['ops'])} ({f['rule']})" if "ops" in f else f["rule"]
                 print(f"  - {who}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
+
+
+def _print_rows(rows: list, out, *, head: str = "rule") -> None:
+    """The rows of ``compare``/``compare_ops`` as a table: label, result, why (``head="framework"``: each row
+    labelled by its framework and op)."""
+    labels = []
+    for row in rows:
+        shown = ", ".join(f"{k}={v}" for k, v in row["attrs"].items() if v is not None and v is not False)
+        if head == "framework":
+            label = f"{row['framework']} {row['op']} ({row['rule'] or 'n/a'})"
+        else:
+            label = row["rule"] if "op" not in row else f"{row['op']} ({row['rule'] or 'n/a'})"
+        labels.append(label + (f" [{shown}]" if shown else ""))
+    lw = max(len(s) for s in labels + [head])
+    results = [format_shape(r["shape"]) if r["ok"] else ("n/a" if r["ok"] is None else "error") for r in rows]
+    rw = max(len(s) for s in results + ["result"])
+    print(f"{head.ljust(lw)}  {'result'.ljust(rw)}  why", file=out)
+    for label, res, row in zip(labels, results, rows):
+        why = row["note"] or ""
+        if row["ok"] is None:
+            why = why[len("n/a: "):]
+        print(f"{label.ljust(lw)}  {res.ljust(rw)}  {why}".rstrip(), file=out)
 
 
 def _cmd_conformance(args, out) -> int:

@@ -90,7 +90,8 @@ def test_compare_is_a_report_exit_0():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["shape", "2,3", "3", "--trans-a"], "--trans-a does not apply to rule numpy (its options: none)"),
+    (["shape", "2,3", "3", "--trans-a"],
+     "--trans-a does not apply to rule numpy (its options: --max-rank)"),
     (["shape", "2,3", "3", "--trans-a", "--trans-b"], "--trans-a, --trans-b do not apply to rule numpy"),
     (["shape", "2", "3", "--rule", "pdpd", "--trans-a"], "--trans-a does not apply to rule pdpd (its options: --axis)"),
     (["shape", "2", "3", "--rule", "explicit"], "explicit: --axes-mapping is required"),

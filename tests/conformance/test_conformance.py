@@ -113,7 +113,7 @@ def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2"], out) == 1
     assert out.getvalue().rstrip().endswith(
-        "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime onnx openvino ncnn)")
+        "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime onnx openvino ncnn jax)")
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2", "--json"], out) == 1
     d = json.loads(out.getvalue())

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+import bcast
+
 from bcast.frameworks import FRAMEWORKS, names, part, targets
 from bcast.frameworks.deviations import DEVIATIONS
 
@@ -97,3 +99,25 @@ def test_a_deviation_note_is_not_a_lint_finding():
     (note,) = deviations.applicable((2, 3, 4), (3, 4), rule="ncnn")
     assert type(note) is deviations.Note is _deviation.Note
     assert list(note.to_dict()) == ["id", "runtime", "version", "note", "proven_on", "fixed_in", "installed"]
+
+
+def test_compare_has_a_row_per_registered_framework():
+    """Plain ``compare`` ends with each framework's element-wise op on the shapes, in the registry's order; an
+    op that does not take the shapes is n/a, not an error."""
+    from bcast.views.comparison import framework_op
+
+    rows = bcast.compare((2, 3), (3,))["frameworks"]
+    assert [r["framework"] for r in rows] == list(names())
+    assert all(r["op"] == framework_op(r["framework"]) and r["ok"] for r in rows
+               if r["framework"] not in ("ncnn", "stablehlo"))  # stablehlo's add: no implicit broadcasting
+    assert all(r["ok"] is None for r in bcast.compare((2, 3), (3,), (3,), (3,), (3,))["frameworks"]
+               if r["framework"] in ("onnx", "ncnn"))
+
+
+def test_conformance_columns_come_from_the_framework_packages():
+    from bcast.conformance import columns
+
+    found = columns.columns()
+    declared = [c.id for n in names() for c in getattr(part(n, "column"), "COLUMNS", ())]
+    assert list(found) == declared and {"onnxruntime", "reference", "openvino", "openvino-cpu", "ncnn"} <= set(found)
+    assert all(found[c].runtime in columns.runtimes() for c in found)

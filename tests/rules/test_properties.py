@@ -87,6 +87,8 @@ def _check_error_is_true(err, shapes):
 ALL_RULE_CASES = {
     "numpy": lambda: st.lists(shapes_st, min_size=1, max_size=3).map(lambda s: (s, {})),
     "none": lambda: st.lists(shapes_st, min_size=1, max_size=3).map(lambda s: (s, {})),
+    "equal-rank": lambda: st.tuples(st.lists(shapes_st, min_size=1, max_size=3), st.one_of(st.none(), st.integers(0, 4))
+                                    ).map(lambda s: (s[0], {"max_rank": s[1]})),
     "unidirectional": lambda: st.tuples(shapes_st, shapes_st).map(lambda s: (list(s), {})),
     "bidirectional": lambda: st.tuples(shapes_st, shapes_st).map(lambda s: (list(s), {})),
     "pdpd": lambda: st.tuples(shapes_st, shapes_st, st.integers(-2, 5)).map(lambda s: ([s[0], s[1]], {"axis": s[2]})),

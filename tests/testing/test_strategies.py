@@ -102,6 +102,9 @@ FEATURES = {
     },
     "unidirectional": {"B stretched": _stretched, "B lower rank": lambda c: len(c.shapes[1]) < len(c.shapes[0])},
     "none": {"rank 3+": lambda c: len(c.result) >= 3},
+    "equal-rank": {"A stretched": lambda c: _stretched(c, 0), "B stretched": lambda c: _stretched(c, 1),
+                   "both stretched": lambda c: _stretched(c, 0) and _stretched(c, 1),
+                   "rank 3+": lambda c: len(c.result) >= 3},
     "pdpd": {
         "trailing 1s ignored": lambda c: None in c.plan.axis_maps[1],
         "axis -1": lambda c: c.attrs["axis"] == -1, "explicit axis, not suffix": lambda c: c.attrs["axis"] >= 0
@@ -169,7 +172,7 @@ def test_every_feature_is_drawn(rule):
 
 #: The kinds of refusal each rule's not_broadcastable draws (with max_dims=5 and min_side=0 for ncnn).
 KINDS = {
-    "numpy": {"dims"}, "unidirectional": {"dims", "rank"}, "none": {"dims", "rank"},
+    "numpy": {"dims"}, "unidirectional": {"dims", "rank"}, "none": {"dims", "rank"}, "equal-rank": {"dims", "rank"},
     "pdpd": {"dims", "rank", "attribute"}, "bidirectional": {"dims"}, "explicit": {"dims", "attribute"},
     "ncnn": {"dims", "unsupported"}, "onnx-legacy": {"dims", "rank", "attribute"}, "paddle": {"dims", "attribute"},
     "openvino-select": {"dims", "attribute"}, "openvino-prelu": {"dims", "rank"}, "onnx-gemm": {"dims", "rank"},

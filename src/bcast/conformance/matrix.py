@@ -16,6 +16,8 @@ openvino-cpu    the op compiled on OpenVINO's CPU plugin (batched)   values
 ncnn            ncnn's BinaryOp, in a child process (batched)        values
 ==============  ===================================================  ==========
 
+The columns are plug-ins: each framework's package declares its own
+(``bcast.frameworks.<name>.column``, :mod:`bcast.conformance.columns`).
 Which op checks which rule comes from the op tables: for ONNX the first op of
 :data:`bcast.onnx.OPS` whose opset versions use the rule (Add for numpy, Add-6
 for onnx-legacy, Max-6 for none, PRelu, Gemm, Expand), for OpenVINO the first
@@ -49,101 +51,26 @@ True
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
 
-from ..frameworks.deviations import BY_ID, Runtime, notes_for
-from ..frameworks.ncnn.deviations import NcnnRuntime
-from ..frameworks.onnx.deviations import OnnxRuntime
-from ..frameworks.openvino.deviations import OpenVINORuntime
+from ..frameworks.deviations import BY_ID, notes_for
 from ..core._format import format_shape
 from ..core.dims import json_shape
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
 from ..rules import RULES, get_rule, infer
+from .columns import Binding, Case, Column, columns, runtimes
 
 __all__ = ["COLUMNS", "RUNTIMES", "bindings", "run"]
 
-#: The runtimes ``--runtimes`` names, their Python module, and their columns.
-RUNTIMES = {
-    "onnxruntime": ("onnxruntime", ("onnxruntime",)),
-    "reference": ("onnx", ("reference",)),
-    "openvino": ("openvino", ("openvino", "openvino-cpu")),
-    "ncnn": ("ncnn", ("ncnn",)),
-}
+#: Every column, from the frameworks' ``column`` modules (:mod:`bcast.conformance.columns`).
+COLUMNS: dict[str, Column] = columns()
 
-@dataclass(frozen=True)
-class Column:
-    """One column of the matrix: a runtime and what of it is compared."""
-
-    id: str
-    runtime: str
-    title: str
-    compares: str  # "values" or "shape"
-    deviation_runtimes: tuple[Runtime, ...]  # the runtimes whose deviation records speak for it
-
-
-COLUMNS = {c.id: c for c in (
-    Column("onnxruntime", "onnxruntime", "onnxruntime", "values", (OnnxRuntime.ONNXRUNTIME,)),
-    Column("reference", "reference", "onnx ReferenceEvaluator", "values", (OnnxRuntime.REFERENCE,)),
-    Column("openvino", "openvino", "OpenVINO shape inference", "shape", (OpenVINORuntime.OPENVINO,)),
-    Column("openvino-cpu", "openvino", "OpenVINO CPU plugin", "values",
-           (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN)),
-    Column("ncnn", "ncnn", "ncnn BinaryOp", "values", (NcnnRuntime.NCNN, NcnnRuntime.PYPI_WHEEL)),
-)}
+#: The runtimes ``--runtimes`` names: runtime -> (its Python module, its column ids).
+RUNTIMES = runtimes()
 
 
 # --------------------------------------------------------------------------- which op checks which rule
-
-
-@dataclass(frozen=True)
-class Binding:
-    """How one column runs one rule: the op, its fixed attributes, and the adapter."""
-
-    column: str
-    rule: str
-    op: str
-    op_attrs: dict = field(default_factory=dict)
-    opset: int | None = None
-
-
-def _onnx_bindings(column: str) -> dict:
-    from ..frameworks.onnx import ops as onnx
-
-    out: dict = {}
-    for op in onnx.OPS.values():
-        for version in reversed(op.versions):  # the newest opset with the rule
-            if version.rule in RULES and version.rule not in out:
-                out[version.rule] = Binding(column, version.rule, op.name, opset=version.since)
-    return out
-
-
-def _openvino_bindings(column: str) -> dict:
-    from ..frameworks.openvino import ops as openvino
-
-    out: dict = {}
-    kind_rules = {"select": "openvino-select", "prelu": "openvino-prelu"}
-    for op in openvino.OPS.values():
-        if op.kind == "eltwise" and op.types == "numeric":
-            for mode, rule in openvino.AUTO_BROADCAST.items():
-                out.setdefault(rule, Binding(column, rule, op.name, {"auto_broadcast": mode}))
-        elif op.kind == "broadcast":
-            for mode, rule in openvino.BROADCAST_MODES.items():
-                out.setdefault(rule, Binding(column, rule, op.name, {"mode": mode}))
-        elif op.kind in kind_rules:
-            out.setdefault(kind_rules[op.kind], Binding(column, kind_rules[op.kind], op.name))
-    return out
-
-
-def _ncnn_bindings(column: str) -> dict:
-    from ..frameworks.ncnn import ops as ncnn
-
-    return {"ncnn": Binding(column, "ncnn", ncnn.OPS[0].name)}
-
-
-_BINDERS = {"onnxruntime": _onnx_bindings, "reference": _onnx_bindings, "openvino": _openvino_bindings,
-            "openvino-cpu": _openvino_bindings, "ncnn": _ncnn_bindings}
 
 
 def bindings() -> dict:
@@ -153,26 +80,10 @@ def bindings() -> dict:
     >>> b["onnxruntime"]["onnx-legacy"].op, b["onnxruntime"]["onnx-legacy"].opset, b["openvino"]["pdpd"].op
     ('Add', 6, 'Add')
     """
-    return {c: _BINDERS[c](c) for c in COLUMNS}
+    return {c: col.bind(c) for c, col in COLUMNS.items()}
 
 
 # --------------------------------------------------------------------------- the cases
-
-
-@dataclass
-class Case:
-    id: str
-    rule: str
-    source: str
-    shapes: tuple
-    attrs: dict
-    result: Any = None  # bcast's Plan or BroadcastError
-    checks: dict = field(default_factory=dict)
-
-    @property
-    def numpy_shapes(self) -> tuple:
-        """The shapes in numpy order (ncnn's are given in [w,h,d,c] with ncnn_order)."""
-        return tuple(s[::-1] for s in self.shapes) if self.attrs.get("ncnn_order") else self.shapes
 
 
 def _matrix(rules, cases: int, seed: int) -> list:
@@ -197,144 +108,6 @@ def _matrix(rules, cases: int, seed: int) -> list:
                 case.result = e
             out.append(case)
     return out
-
-
-# --------------------------------------------------------------------------- inputs and adapters
-
-
-def _arrays(case: Case, n: int, dtypes=None):
-    """Inputs of the case's shapes (numpy order): float32 small integers, deterministic."""
-    import numpy as np
-
-    rng = np.random.default_rng(sum(map(ord, case.id)))
-    out = []
-    for i, s in enumerate(case.numpy_shapes[:n]):
-        if dtypes and dtypes[i] == "bool":
-            out.append(rng.integers(0, 2, size=s).astype(bool))
-        else:
-            out.append(rng.integers(-4, 5, size=s).astype(np.float32))
-    return out
-
-
-class _Onnx:
-    """ONNX ops in onnxruntime or the ReferenceEvaluator."""
-
-    def __init__(self, column: str):
-        self.column = column
-
-    def inputs(self, case: Case, b: Binding):
-        import numpy as np
-
-        from ..frameworks.onnx import ops as onnx
-
-        op = onnx.OPS[b.op]
-        arrays = _arrays(case, len(case.shapes))
-        if op.shape_input is not None:
-            arrays[op.shape_input] = np.array(case.numpy_shapes[op.shape_input], dtype=np.int64)
-        names = {a.name for a in op.attributes(op.version(b.opset))}
-        attrs = {k: int(v) for k, v in case.attrs.items() if k in names and v is not None}
-        return arrays, attrs
-
-    def expected(self, b: Binding, arrays, attrs):
-        from ..frameworks.onnx import ops as onnx
-
-        return onnx.run(b.op, *arrays, opset=b.opset, **attrs)
-
-    def run_all(self, b: Binding, jobs: list) -> list:
-        from ..frameworks._oracle import RuntimeRefused
-        from ..frameworks.onnx import onnxruntime as ort
-        from ..frameworks.onnx import reference
-
-        oracle = ort if self.column == "onnxruntime" else reference
-        out = []
-        for arrays, attrs in jobs:
-            try:
-                out.append(oracle.run(b.op, arrays, opset=b.opset, **attrs)[0])
-            except RuntimeRefused as e:
-                out.append(e)
-        return out
-
-
-class _OpenVINO:
-    """One OpenVINO op: shape inference, or the CPU plugin (all cases of a rule in one model)."""
-
-    def __init__(self, column: str):
-        self.column = column
-
-    def inputs(self, case: Case, b: Binding):
-        from ..frameworks.openvino import ops as openvino
-
-        spec = openvino.OPS[b.op]
-        attrs = dict(b.op_attrs)
-        if spec.kind == "broadcast":
-            operands = get_rule(case.rule).operands
-            data = operands.index("data") if "data" in operands else 1  # numpy mode: (target, data)
-            (arr,) = _arrays(Case(case.id, case.rule, "", (case.shapes[data],), {}), 1)
-            inputs = [arr, list(case.shapes[1 - data])]
-            if attrs["mode"] == "explicit":
-                inputs.append(list(case.attrs["axes_mapping"]))
-            if attrs["mode"] == "pdpd":
-                attrs["axis"] = case.attrs["axis"]
-            return inputs, attrs
-        for k in ("auto_broadcast", "axis"):
-            mode = case.attrs.get("auto_broadcast", attrs.get("auto_broadcast"))
-            if k in case.attrs and (k != "axis" or mode == "pdpd"):
-                attrs[k] = case.attrs[k]
-        dtypes = ["bool", "float32", "float32"] if spec.kind == "select" else None
-        return _arrays(case, len(case.shapes), dtypes), attrs
-
-    def expected(self, b: Binding, inputs, attrs):
-        from ..frameworks.openvino import ops as openvino
-
-        return openvino.run(b.op, *inputs, **attrs)
-
-    def run_all(self, b: Binding, jobs: list) -> list:
-        from ..frameworks._oracle import RuntimeRefused
-        from ..frameworks.openvino import oracle as ov
-
-        if self.column == "openvino-cpu":
-            return ov.run_many(b.op, [(inputs, attrs) for inputs, attrs in jobs])
-        out: list[tuple | RuntimeRefused] = []
-        for inputs, attrs in jobs:
-            shapes = [getattr(x, "shape", x) for x in inputs]
-            try:
-                out.append(ov.infer_shape(b.op, shapes, **attrs))
-            except RuntimeRefused as e:
-                out.append(e)
-        return out
-
-
-class _Ncnn:
-    """ncnn's BinaryOp (a rank-0 input is the with_scalar form), every case in one child process."""
-
-    def __init__(self, column: str = "ncnn"):
-        self.column = column
-
-    def inputs(self, case: Case, b: Binding):
-        shapes = case.numpy_shapes
-        if all(len(s) == 0 for s in shapes) or any(len(s) > 4 or 0 in s for s in shapes):
-            return None  # no ncnn blob holds it: the rule refuses it as unsupported
-        a, c = _arrays(case, 2)
-        if c.ndim == 0:
-            return (a, None, True, float(c)), {}
-        if a.ndim == 0:
-            return (c, None, True, float(a)), {}  # ADD commutes
-        return (a, c, False, 0.0), {}
-
-    def expected(self, b: Binding, inputs, attrs):
-        from ..frameworks.ncnn import ops as ncnn
-
-        a, c, with_scalar, scalar = inputs
-        return ncnn.run(b.op, a, c, with_scalar=with_scalar, scalar=scalar)
-
-    def run_all(self, b: Binding, jobs: list) -> list:
-        from ..frameworks.ncnn import oracle as ncnn
-
-        return ncnn.run_many([(b.op, *inputs) for inputs, _ in jobs])
-
-
-_ADAPTERS: dict[str, Callable] = {"onnxruntime": _Onnx, "reference": _Onnx, "openvino": _OpenVINO,
-                                  "openvino-cpu": _OpenVINO, "ncnn": _Ncnn}
 
 
 # --------------------------------------------------------------------------- comparing
@@ -382,7 +155,7 @@ def _findings(case: Case, column: Column, b: Binding) -> list:
 
 def _run_column(column: Column, b: Binding, cases: list) -> None:
     """Every case of one rule through one column; fills ``case.checks[column.id]``."""
-    adapter = _ADAPTERS[column.id](column.id)
+    adapter = column.adapter(column.id)
     jobs, todo = [], []
     for case in cases:
         prepared = adapter.inputs(case, b)

@@ -52,6 +52,7 @@ class Framework(Protocol):
 
 #: The parts a framework's package may hold besides its op table, each a module of that name
 #: (``bcast.frameworks.<name>.<part>``): its deviation records with their proofs, its oracle
-#: adapters (the installed runtime, run the way bcast checks it).  Lint and rewrite targets are
+#: adapters (the installed runtime, run the way bcast checks it), its columns of ``bcast conformance``
+#: (:mod:`bcast.conformance.columns`).  Lint and rewrite targets are
 #: modules named ``lint_<target>`` / ``rewrite_<target>`` (ncnn's ``lint_pnnx``).
-PARTS = ("ops", "deviations", "proofs", "oracle")
+PARTS = ("ops", "deviations", "proofs", "oracle", "column")

@@ -15,7 +15,7 @@ from ._base import RULES, Attr, Ctx, Rule, check_attrs, check_inputs, get_rule
 from ._cache import PLANS, plan_key
 
 # Registration order is the order of ``bcast compare``.
-from . import numpy, unidirectional, none, pdpd, bidirectional, explicit  # noqa: E402,F401
+from . import numpy, unidirectional, none, pdpd, bidirectional, explicit, equal_rank  # noqa: E402,F401
 from . import ncnn, onnx_legacy, paddle  # noqa: E402,F401
 from . import select, prelu, gemm, broadcast_pdpd  # noqa: E402,F401
 

@@ -29,7 +29,8 @@ from ..core.plan import Plan
 from ..core.shapes import as_shape
 from ..core.validate import axes, flag, integer
 
-__all__ = ["Attr", "Rule", "Ctx", "RULES", "register", "get_rule", "merge_all", "fit_into"]
+__all__ = ["Attr", "Rule", "Ctx", "RULES", "MAX_RANK", "register", "get_rule", "merge_all", "fit_into",
+           "check_max_rank"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class Attr:
     doc: str = ""
     choices: tuple = ()
     required: bool = False
+    #: whether a plan lists the attribute when it has its default (``max_rank`` unset is not listed: a numpy
+    #: plan's JSON stays what it was before the attribute existed)
+    shown_at_default: bool = True
 
     @property
     def flag(self) -> str:
@@ -217,9 +221,32 @@ class Ctx:
         return self.error(f"{reason}; give static dims there", kind="undecidable", operands=operands)
 
     def plan(self, shape, maps, **extra) -> Plan:
-        attrs = [(k, v) for k, v in self.attrs.items()]
+        hidden = {a.name for a in RULES[self.rule].attrs
+                  if not a.shown_at_default and self.attrs.get(a.name) == a.default}
+        attrs = [(k, v) for k, v in self.attrs.items() if k not in hidden]
         attrs += list(extra.items())
         return Plan.build(self.rule, self.shapes, shape, self.names, maps, attrs, self.constraints, self.notation)
+
+
+#: The ``max_rank`` attribute: a framework's limit on the rank of an op's inputs and output (TFLite's ADD 6,
+#: Core ML 5, NNAPI 4...).  A limit is an attribute of the rule the op broadcasts by, never a copy of the rule.
+MAX_RANK = Attr("max_rank", "int", None, "the most dims an input or the output may have (a framework's limit); "
+                "unset: no limit", shown_at_default=False)
+
+
+def check_max_rank(ctx: Ctx, out_rank: int) -> None:
+    """Refuse (kind ``rank``) an input or an output of more than ``ctx.attrs["max_rank"]`` dims."""
+    limit = ctx.attrs.get("max_rank")
+    if limit is None:
+        return
+    if limit < 0:
+        raise InputError(f"{ctx.rule}: attribute max_rank must be 0 or more, got {limit}")
+    for i, s in enumerate(ctx.shapes):
+        if len(s) > limit:
+            raise ctx.error(f"{ctx.names[i]} has rank {len(s)}, more than max_rank {limit} (the most dims "
+                            "allowed here)", kind="rank")
+    if out_rank > limit:  # pragma: no cover - no rule here makes an output of a higher rank than its inputs
+        raise ctx.error(f"the output has rank {out_rank}, more than max_rank {limit}", kind="rank")
 
 
 def right_aligned(shape, out_rank: int) -> tuple:

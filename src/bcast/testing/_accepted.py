@@ -98,6 +98,8 @@ def _params(rule: Any, num_shapes, min_dims, max_dims, min_side, max_side, attrs
     if max_dims > 64:
         raise InvalidArgument(f"max_dims={max_dims}: bcast takes rank 64 at most")
     rank_cap, side_floor = _LIMITS.get(r.name, (64, 0))
+    if fixed.get("max_rank") is not None:  # a framework's limit: no drawn shape is above it
+        rank_cap = min(rank_cap, fixed["max_rank"])
     return _Params(r.name, n, min_dims, min(max_dims, rank_cap), max(min_side, side_floor), max_side, fixed,
                    max_dims, min_side)
 
@@ -165,6 +167,12 @@ def _gen_numpy(draw, p: _Params):
 def _gen_none(draw, p: _Params):
     base = _dims(draw, p, _rank(draw, p.rmin, p.rmax))
     return (base,) * p.n, {}, base
+
+
+def _gen_equal_rank(draw, p: _Params):
+    base = _dims(draw, p, _rank(draw, p.rmin, p.rmax))
+    shapes = [_stretch(draw, p, base) for _ in range(p.n)]
+    return tuple(shapes), {}, _right_merge(shapes, base)
 
 
 def _gen_unidirectional(draw, p: _Params):
@@ -388,6 +396,7 @@ _GENERATORS: dict[str, Callable] = {
     "pdpd": _gen_pdpd,
     "bidirectional": _gen_numpy,
     "explicit": _gen_explicit,
+    "equal-rank": _gen_equal_rank,
     "ncnn": _gen_ncnn,
     "onnx-legacy": _gen_legacy,
     "paddle": _gen_paddle,

@@ -98,7 +98,7 @@ def _rank_too_high(draw, p: _Params):
         return _gemm_rank(draw, p)
     small = _shape(draw, p, p.rmin, p.rmax - 1)
     big = _shape(draw, p, len(small) + 1, p.rmax)
-    if p.rule == "none":
+    if p.rule in ("none", "equal-rank"):
         shapes = [small] * p.n
         shapes[draw(st.integers(0, p.n - 1))] = big
         return shapes, {}
@@ -185,7 +185,7 @@ def _gemm_k(draw, p: _Params):
 #: How each rule can refuse: (breaker, when it applies to the parameters, the attributes it sets).
 _BREAKERS: dict[str, tuple] = {
     "conflict": (_conflict, lambda p: p.rmax >= 1 and _sides(p) >= 2 and p.n >= 2, ()),
-    "rank": (_rank_too_high, lambda p: p.rmax > p.rmin and (p.rule != "none" or p.n >= 2)
+    "rank": (_rank_too_high, lambda p: p.rmax > p.rmin and (p.rule not in ("none", "equal-rank") or p.n >= 2)
              and (p.rule != "onnx-gemm" or any(r != 2 for r in range(p.rmin, p.rmax + 1))), ()),
     "axis": (_axis_out, lambda p: p.rmax >= 1 and (p.rule != "paddle" or p.rmax > p.rmin)
              and (p.rule != "onnx-legacy" or _sides(p) >= 1), ("axis", "broadcast", "auto_broadcast")),
@@ -201,6 +201,7 @@ _RULE_BREAKERS = {
     "pdpd": ("conflict", "rank", "axis"),
     "bidirectional": ("conflict",),
     "explicit": ("conflict", "mapping"),
+    "equal-rank": ("conflict", "rank"),
     "ncnn": ("conflict", "unsupported"),
     "onnx-legacy": ("conflict", "rank", "axis"),
     "paddle": ("conflict", "axis"),

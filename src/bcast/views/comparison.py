@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..frameworks import framework, part, plan as plan_op
+from ..frameworks import framework, names as framework_names, part, plan as plan_op
 from ..frameworks.deviations import Runtime, notes_for
 from ..core.dims import json_shape
 from ..core._format import brief
@@ -13,7 +13,7 @@ from ..core.plan import Plan
 from ..rules import RULES, infer
 from ..core.shapes import as_shape
 
-__all__ = ["compare", "compare_ops", "short_reason"]
+__all__ = ["compare", "compare_ops", "framework_op", "short_reason"]
 
 
 def short_reason(err: BroadcastError) -> str:
@@ -27,10 +27,12 @@ def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
 
     Each attribute goes to the rules that take it; ``onnx-legacy`` gets
     ``broadcast=1`` unless told otherwise; ``ncnn_order=True`` reads every shape
-    in ncnn's [w,h,d,c] order.  Returns ``{"inputs", "rules", "deviations"}``:
-    one row per rule (``ok`` is None where the rule does not apply: wrong number
-    of shapes, or a required attribute missing) and the runtime deviations
-    that bear on the rows.
+    in ncnn's [w,h,d,c] order.  Returns ``{"inputs", "rules", "deviations",
+    "frameworks"}``: one row per rule (``ok`` is None where the rule does not
+    apply: wrong number of shapes, or a required attribute missing), the runtime
+    deviations that bear on the rows, and one row per registered framework: its
+    element-wise op (:func:`framework_op`) on the shapes, as :func:`compare_ops`
+    gives it (``bcast compare --framework NAME`` shows every op).
 
     >>> rows = compare((2, 3, 4, 5), (3, 4), axis=1)["rules"]
     >>> [r["rule"] for r in rows if r["ok"]]
@@ -69,20 +71,34 @@ def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
             for f in notes_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
-    return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings}
+    ops = [compare_ops(name, *checked, op=framework_op(name), catch=True)["rules"][0] for name in framework_names()]
+    return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings, "frameworks": ops}
+
+
+def framework_op(name: str) -> str:
+    """The op that stands for framework ``name`` in :func:`compare`: its table's ``COMPARE_OP`` (its
+    element-wise Add), else its first op.
+
+    >>> framework_op("ncnn")
+    'ADD'
+    """
+    table = framework(name)
+    return str(getattr(table, "COMPARE_OP", None) or table.ops()[0])
 
 
 def _json(value: Any) -> Any:
     return list(value) if isinstance(value, (tuple, list)) else value
 
 
-def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any) -> dict[str, Any]:
+def compare_ops(name: str, *shapes: object, op: str | None = None, catch: bool = False,
+                **attrs: Any) -> dict[str, Any]:
     """One framework's ops side by side on the same shapes (or only ``op``): the data behind
     ``bcast compare --framework``.  The same keys as :func:`compare`; each row also names its
     ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
     does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
     bears on: the records of this framework's runtimes (members of its deviations' ``RUNTIME`` enum: onnx's
-    for onnx, onnxruntime's, its reference evaluator's...).
+    for onnx, onnxruntime's, its reference evaluator's...).  ``op`` that does not take the shapes is an
+    InputError, unless ``catch`` (then its row says why, as for every op).
 
     >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
     >>> [(r["op"], r["rule"], r["shape"]) for r in rows][:2], [r["op"] for r in rows if r["ok"] is None][:3]
@@ -100,7 +116,7 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, **attrs: Any)
         try:
             result = plan_op(name, o, *checked, **attrs)
         except InputError as err:
-            if op is not None:  # the one op asked for: a bad request
+            if op is not None and not catch:  # the one op asked for: a bad request
                 raise
             row.update(ok=None, shape=None, error=None, note=f"n/a: {err}")
             rows.append(row)

@@ -60,6 +60,9 @@ from ..stablehlo.ops import select_plan
 
 __all__ = ["OPS", "Op", "RANK_PROMOTION", "lax_plan", "op", "ops", "plan", "run"]
 
+#: The op that stands for jax in plain ``bcast compare``: the one users write.
+COMPARE_OP = "jnp.add"
+
 #: ``jax_numpy_rank_promotion``'s settings (jax ``jax/_src/config.py``); ``"allow"`` is jax's default.
 RANK_PROMOTION = ("allow", "warn", "raise")
 
