@@ -57,7 +57,8 @@ def test_no_shape_is_rank_0_as_in_numpy():
 
 
 LAZY = ("apply", "broadcast_arrays", "translate", "TranslationError", "lint", "rewrite", "MemoryBudgetError",
-        "memory_budget", "set_memory_budget", "threads", "set_threads", "onnx", "openvino", "ncnn", "translation")
+        "memory_budget", "set_memory_budget", "threads", "set_threads", "onnx", "openvino", "ncnn", "tensorrt", "tosa",
+        "webnn", "nnapi", "translation")
 
 
 def test_dir_lists_the_lazily_loaded_names_without_loading_them():

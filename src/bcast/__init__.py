@@ -33,10 +33,11 @@ _LAZY = {
     "threads": "run.parallel",
     "set_threads": "run.parallel",
 }
-_SUBMODULES = ("onnx", "openvino", "ncnn", "stablehlo", "jax", "translation")
+_SUBMODULES = ("onnx", "openvino", "ncnn", "tensorrt", "tosa", "webnn", "nnapi", "stablehlo", "jax",
+               "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import jax, ncnn, onnx, openvino, stablehlo, translation  # noqa: F401
+    from . import jax, ncnn, nnapi, onnx, openvino, stablehlo, tensorrt, tosa, translation, webnn  # noqa: F401
     from .models.lint import Finding
     from .models.rewrite import Rewrite
     from .run.execute import (  # noqa: F401

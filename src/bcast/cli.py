@@ -33,7 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
-from .frameworks import targets
+from .frameworks import part, targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -80,8 +80,9 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:
     g = p.add_argument_group("by framework and op (instead of --rule)")
-    g.add_argument("--framework", choices=framework_names(), help="the framework whose op to "
-                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)"))
+    g.add_argument("--framework", choices=framework_names(), metavar="NAME", help="the framework whose op to "
+                   + ("compare (every op of it, or --op's)" if compare else "plan (with --op)")
+                   + ": " + ", ".join(framework_names()))
     g.add_argument("--op", metavar="OP", help="the framework's op (Add, ADD, Select...), which picks the rule; "
                    "a bad name lists the framework's ops")
     g.add_argument("--opset", type=int, metavar="N", help="onnx: the opset (default the newest)")
@@ -130,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shapes", nargs="+", metavar="SHAPE", help=SHAPES_HELP)
     p.add_argument("--rule", default="numpy", metavar="RULE", help="the source rule, one of: " + ", ".join(RULES)
                    + " (default numpy)")
-    p.add_argument("--to", required=True, choices=("numpy", *framework_names()), help="the target")
+    p.add_argument("--to", required=True, choices=("numpy", *framework_names()), metavar="TARGET",
+                   help="the target: numpy, onnx, openvino or ncnn")
     p.add_argument("--op", metavar="NAME", help="the op (Add, Sub, Mul, Div, Max, Min, Pow, Where; any "
                    "framework's name); default Add, or the rule's own op")
     _add_attr_options(p)
@@ -289,10 +291,22 @@ def _by_framework(args) -> dict | None:
     return {"framework": args.framework, "op": args.op}
 
 
+def _keep_for(name: str | None):
+    """Which deviation notes an answer by framework ``name``'s op shows: the records of its own runtimes (its
+    deviations' ``RUNTIME`` enum; none for a framework with no records), as ``compare --framework`` does; by
+    rule (None): every record."""
+    if name is None:
+        return lambda f: True
+    records = part(name, "deviations")
+    runtime = None if records is None else records.RUNTIME
+    return lambda f: runtime is not None and isinstance(f.deviation.runtime, runtime)
+
+
 def _cmd_shape_or_explain(args, out) -> int:
     shapes = [parse_shape(s) for s in args.shapes]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     asked = _by_framework(args)
+    keep = _keep_for(None if asked is None else args.framework)
     attrs = _rule_attrs(args) if asked is None else _framework_attrs(args)
     try:
         if asked is None:
@@ -305,10 +319,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d = _error_json(err.rule, shapes, err)
             d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
-            d["deviations"] = [f.to_dict() for f in notes_for(err)]
+            d["deviations"] = [f.to_dict() for f in notes_for(err) if keep(f)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
-            print(explain_error(err), file=out)
+            print(explain_error(err, keep=keep), file=out)
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
@@ -321,10 +335,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d[n.name]
-        d["deviations"] = [f.to_dict() for f in notes_for(plan)]
+        d["deviations"] = [f.to_dict() for f in notes_for(plan) if keep(f)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
-        print(explain_plan(plan), file=out)
+        print(explain_plan(plan, keep=keep), file=out)
     else:
         print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:

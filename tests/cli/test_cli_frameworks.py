@@ -55,7 +55,7 @@ def test_json_gains_framework_and_op(by_op, by_rule):
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--framework", "tflite", "--op", "Add"], "invalid choice: 'tflite' (choose from 'onnx', 'openvino', 'ncnn'"),
+    (["--framework", "nosuch", "--op", "Add"], "invalid choice: 'nosuch' (choose from 'onnx', 'openvino', 'ncnn', "),
     (["--framework", "ncnn"], "--framework ncnn needs --op, one of: ADD, SUB, MUL"),
     (["--framework", "ncnn", "--op", "NOPE"], "or a name (ADD, SUB, MUL"),
     (["--framework", "onnx", "--op", "add"], "the ops are: Add, Sub"),
@@ -105,3 +105,15 @@ def test_help_names_the_frameworks(command):
     code, out, _ = _run(command, "--help")
     assert code == 0 and "--framework" in out and "--op" in out
     assert all(name in out for name in names())
+
+
+def test_an_answer_by_framework_shows_that_frameworks_records_only():
+    """``shape``/``explain --framework F`` keep the records of F's own runtimes (as ``compare --framework``):
+    onnxruntime's PRelu records for onnx's PRelu, none for WebNN's expand, which no runtime here runs."""
+    code, out, _ = _run("explain", "8,1,6,1", "7,1,5", "--framework", "onnx", "--op", "PRelu")
+    assert "onnxruntime-prelu-bidirectional" in out
+    for argv in (["explain", "2,3", "1,3"], ["shape", "2,3", "1,3", "--json"]):
+        code, out, _ = _run(*argv, "--framework", "webnn", "--op", "expand")
+        assert "onnxruntime" not in out and "openvino" not in out, out
+    code, out, _ = _run("shape", "8,1,6,1", "7,1,5", "--rule", "unidirectional", "--json")
+    assert "onnxruntime-prelu-bidirectional" in out  # by rule: every record

@@ -294,3 +294,71 @@ def test_turned_off(monkeypatch, large):
     with np.errstate(all="ignore"):
         assert got.tobytes() == np.multiply(a, b).tobytes()
 
+
+
+def _near_pairs():
+    """int64 dividends and divisors within +-2**53: the edges, every sign, and quotients a few units off a
+    whole number (where a float64 quotient truncated is one off)."""
+    n = 1 << 53
+    edges = np.array([0, 1, -1, 2, -2, 3, -3, 7, n, -n, n - 1, -n + 1, n // 3, 1 << 26, (1 << 26) + 1,
+                      -(10**15), 10**15 + 7], np.int64)
+    a, b = (x.ravel() for x in np.meshgrid(edges, edges))
+    q = RNG.integers(-(1 << 26), 1 << 26, 4096)
+    d = RNG.integers(1, 1 << 26, 4096) * RNG.choice([-1, 1], 4096)
+    near = np.clip(q * d + RNG.integers(-2, 3, 4096), -n, n)
+    wide = RNG.integers(-n, n, 4096, endpoint=True)
+    return np.concatenate([a, near, wide]), np.concatenate([b, d, RNG.integers(-n, n, 4096, endpoint=True)])
+
+
+@pytest.mark.parametrize("edge", [None, 1 << 53, (1 << 53) + 1, np.iinfo(np.int64).min])
+def test_int64_div_within_2_to_53_divides_in_float64(monkeypatch, edge):
+    """ONNX's int64 Div takes the float64 loop (and its correction) where every input is within +-2**53,
+    C's division else; both give the truncated quotient of every pair, the zero divisor 0."""
+    kernel = bcast.frameworks.onnx.ops._get("Div").kernel
+    a, b = _near_pairs()
+    if edge is not None:
+        a[5] = edge
+    b[::11] = 0
+    expected = np.empty_like(a)
+    kernel([a, b], expected)
+    asked = []
+    real = _kernels._near
+    monkeypatch.setattr(_kernels, "_near", lambda flat: asked.append(real(flat)) or asked[-1])
+    got = loop(kernel, [a, b], np.empty_like(a), 2)
+    assert_same(got, expected)
+    assert asked == [edge is None or abs(int(edge)) <= 1 << 53]
+    bcast.run.clear_caches()
+    a2 = a[: a.size // 2 * 2].reshape(-1, 2)  # a stride-0 divisor, through the prepared call
+    assert_same(bcast.onnx.run("Div", a2, b[:2]), _old_div(kernel, a2, b[:2]))
+
+
+def _old_div(kernel, a, b):
+    views = np.broadcast_arrays(a, b)
+    out = np.empty(views[0].shape, np.int64)
+    kernel(views, out)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("top", [64, 65])
+def test_integer_pow_of_small_exponents_takes_the_squares(monkeypatch, dtype, top):
+    """ONNX's integer Pow takes the loop of the six squares where every exponent is from 0 to 63, the squaring
+    loop else (a negative exponent, or 64 and more); the same bits either way, the wrapping ones too."""
+    kernel = bcast.frameworks.onnx.ops._get("Pow").kernel
+    x = values((64, 97), dtype)
+    x[:, :7] = np.arange(-3, 4)
+    y = np.broadcast_to(np.arange(top, dtype=dtype)[:, None], (top, 97))[:64].copy()
+    if top == 65:
+        y[3, 5] = 64
+    asked: list = []
+    real = _kernels._small_exponents
+    monkeypatch.setattr(_kernels, "_small_exponents", lambda flat: asked.append(real(flat)) or asked[-1])
+    for a, b in [(x, y), (x, y[:, :1]), (x[:1], y), (x, y[5:6, :1])]:
+        b = b.copy()  # (the check reads the memory a view spans: y[:, :1] spans all of y)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        views = [np.broadcast_to(a, shape), np.broadcast_to(b, shape)]
+        expected = np.empty(shape, dtype)
+        kernel(views, expected)
+        asked.clear()
+        assert_same(loop(kernel, views, np.empty(shape, dtype), 2), expected)
+        assert asked == [bool(b.max() < 64)]

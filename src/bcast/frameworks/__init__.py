@@ -26,9 +26,14 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     from .ncnn import ops as _ncnn
     from .onnx import ops as _onnx
     from .openvino import ops as _openvino
+    from .tensorrt import ops as _tensorrt
+    from .tosa import ops as _tosa
+    from .webnn import ops as _webnn
+    from .nnapi import ops as _nnapi
     from .stablehlo import ops as _stablehlo
 
-    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _stablehlo, _jax)
+    _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tensorrt, _tosa, _webnn, _nnapi, _stablehlo,
+                                           _jax)
 
 __all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
 
@@ -38,6 +43,10 @@ FRAMEWORKS: dict[str, str] = {
     "onnx": "bcast.frameworks.onnx",
     "openvino": "bcast.frameworks.openvino",
     "ncnn": "bcast.frameworks.ncnn",
+    "tensorrt": "bcast.frameworks.tensorrt",
+    "tosa": "bcast.frameworks.tosa",
+    "webnn": "bcast.frameworks.webnn",
+    "nnapi": "bcast.frameworks.nnapi",
     "stablehlo": "bcast.frameworks.stablehlo",
     "jax": "bcast.frameworks.jax",
 }
@@ -47,7 +56,7 @@ def names() -> tuple[str, ...]:
     """The registered frameworks' names, in the registry's order.
 
     >>> names()
-    ('onnx', 'openvino', 'ncnn', 'stablehlo', 'jax')
+    ('onnx', 'openvino', 'ncnn', 'tensorrt', 'tosa', 'webnn', 'nnapi', 'stablehlo', 'jax')
     """
     return tuple(FRAMEWORKS)
 

@@ -7,9 +7,16 @@ ONNX-TensorRT parser, TOSA's legalizations, Arm NN's optimizer).  ``max_rank``
 (unset by default) is the stack's limit on the rank.
 
 Sources (the frameworks that add their own cite theirs in their op tables):
-TensorRT's ``IElementWiseLayer`` (NvInfer.h: the inputs must have the same
-number of dimensions; each dim equal, or 1 for broadcast), TOSA's element-wise
-ops (equal ranks, size-1 axes broadcast), Arm NN backends (equal ranks).
+TensorRT's ``IElementWiseLayer`` and ``ISelectLayer`` (NVIDIA/TensorRT
+``include/NvInfer.h``: "The input tensors must have the same rank. For each
+dimension, their lengths must match, or one of them must be one"; ``addSelect``
+likewise for three inputs), TOSA's element-wise ops and SELECT (llvm-project
+``mlir/include/mlir/Dialect/Tosa/IR/TosaOps.td``: "Axis of size 1 will be
+broadcast, as necessary. Rank of input tensors must match"; the traits
+``ResultsBroadcastableShape`` and ``SameOperandsAndResultRank``), Arm NN's
+backends (ARM-software/armnn ``src/armnn/optimizations/AddBroadcastReshapeLayer.hpp``
+reshapes the input of lower rank before Addition, Division, Maximum, Minimum,
+Multiplication, Prelu, Subtraction and ElementwiseBinary layers reach them).
 
 >>> from bcast import result_shape
 >>> result_shape((8, 1, 6), (1, 7, 6), rule="equal-rank")

@@ -64,7 +64,9 @@ _BINARY = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "m
            "greater_equal": 7, "less": 8, "less_equal": 9, "equal": 10, "not_equal": 11}
 _ARITH = (0, 1, 2, 3, 13)  # numpy warns on these for floats (overflow, invalid, division by zero); 13: power
 _COMPARE = range(6, 12)
-_IDIV, _POW, _WHERE, _SUM, _MEAN, _HALF = 12, 13, 20, 21, 22, 100
+_IDIV, _POW, _IDIV53, _IPOW6, _WHERE, _SUM, _MEAN, _HALF = 12, 13, 14, 15, 20, 21, 22, 100
+_I64 = np.dtype(np.int64)
+_NEAR = 1 << 53
 _MARKED = 1000  # added by _code for a marked kernel's loop; taken off before the code reaches the loop
 _F16 = np.dtype(np.float16)
 _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -204,13 +206,14 @@ def _cut(found, parts: int):
 class Loop:
     """A compiled loop made ready for one call signature (see :func:`prepare`)."""
 
-    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes")
+    __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes", "variant")
 
     def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
         self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
         self.swapped, self.nbytes = swapped, nbytes
         self.cuts: dict = {}
         self.fn: Any = None
+        self.variant = _variant(code, np.dtype(key[2][0]))  # a faster loop for some values, tried first
 
     def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
         """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
@@ -228,7 +231,12 @@ class Loop:
             arrays = arrays[::-1]
         flat = [_flat1(a, self.half) for a in arrays]
         n = threads if self.nbytes >= THREADS_BYTES else 1
-        _go(fn, self.code, out, flat, self._layout(n), n)
+        code = self.code
+        if self.variant is not None and self.variant[1](flat):
+            faster = _ready((self.key[0], self.variant[0], *self.key[2:]))
+            if faster is not None:
+                fn, code = faster, self.variant[0]
+        _go(fn, code, out, flat, self._layout(n), n)
         return True
 
     def _layout(self, threads: int):
@@ -237,6 +245,33 @@ class Loop:
             found = self.cuts[threads] = _arrays(_cut(self.found, threads * _pool.CHUNKS_PER_THREAD
                                                       if threads > 1 else 1))
         return found
+
+
+def _near(flat: list) -> bool:
+    """Whether every element of the int64 arrays ``flat`` is within +-2**53 (:data:`_NEAR`)."""
+    return all(x.size == 0 or (int(x.min()) >= -_NEAR and int(x.max()) <= _NEAR) for x in flat)
+
+
+def _small_exponents(flat: list) -> bool:
+    """Whether every exponent (the second of ``flat``) is from 0 to 63."""
+    y = flat[1]
+    return y.size == 0 or (int(y.min()) >= 0 and int(y.max()) < 64)
+
+
+def _variant(code: int, value: np.dtype):
+    """The loop that computes op ``code`` on ``value`` inputs faster where the inputs' values allow, and the
+    check of those values (a pass over the inputs: the stretched ones are small), or None.
+
+    - int64 Div: :data:`_IDIV53` (float64 and a one-step correction; it vectorizes) when every input is within
+      +-2**53, else C's division (measured, 2**18 elements, one thread: sdiv 0.36 ms, this 0.11 ms; OpenVINO
+      0.09-0.15).
+    - integer Pow: :data:`_IPOW6` (the squares a, a**2 ... a**32 picked by the exponent's bits: no loop per
+      element, it vectorizes) when every exponent is from 0 to 63, else the squaring loop."""
+    if code == _IDIV and value == _I64:
+        return _IDIV53, _near
+    if code == _POW and value.kind in "iu":
+        return _IPOW6, _small_exponents
+    return None
 
 
 def _flat1(a: np.ndarray, half: bool) -> np.ndarray:
@@ -384,6 +419,11 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     if fn is None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
+    variant = _variant(code, dtypes[0])
+    if variant is not None and variant[1](flat):
+        faster = _ready(_key(variant[0], dtypes, out.dtype))
+        if faster is not None:
+            fn, code = faster, variant[0]
     n = n if _nbytes(out.size, dtypes, out.dtype, code) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:

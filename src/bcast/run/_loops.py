@@ -21,14 +21,17 @@ Values are numpy's, bit for bit:
 - float16 ``pow`` calls C's powf on the float32 values (numba's float32 power), as
   numpy's float16 loop does, with its answer for a signaling NaN; integer ``pow`` is
   ONNX's (squaring, wrapping in the type: numpy's power in uint64 has the same low bits;
-  a negative exponent 1 / x**-y truncated);
+  a negative exponent 1 / x**-y truncated; exponents all from 0 to 63 take the product of
+  the six squares their bits pick, :func:`_ipow6`, which vectorizes);
 - the integer ``div`` of ONNX (a quotient truncated toward zero) divides in
   float32 for 8- and 16-bit integers and in float64 for 32-bit ones, which is
   exact: with ``|a| < 2**p`` (p = 24, 53 the floats' precision) the rounding
   error of ``a / b`` is below ``|a / b| * 2**-p < 1 / |b|``, the least distance
   from a quotient that is not a whole number to the next whole number, so the
   truncation never crosses one.  64-bit integers divide as C does (LLVM's sdiv
-  and udiv), the zero divisor and MIN / -1 answered before.
+  and udiv), the zero divisor and MIN / -1 answered before; int64 inputs all
+  within +-2**53 divide in float64 with a one-step correction (:func:`_idiv53`),
+  which vectorizes.
 
 No streaming (non-temporal) stores: measured against plain stores on this
 machine's outputs of 2**22 to 2**26 float32, float16 and int8 elements, a row
@@ -55,7 +58,7 @@ _u = np.uint64
 HALF = 100
 
 # the op codes (bcast.run._kernels._BINARY names the ufuncs' and maps the marked loops to these)
-ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV, POW = range(14)
+ADD, SUB, MUL, DIV, MAX, MIN, GT, GE, LT, LE, EQ, NE, IDIV, POW, IDIV53, IPOW6 = range(16)
 WHERE, SUM, MEAN = 20, 21, 22
 
 
@@ -224,6 +227,12 @@ def _plain_ops(op, a):  # noqa: C901 - one branch per op, read as a table
         return lambda code, a, b: a / b
     if op == IDIV:
         return _idiv(a)
+    if op == IDIV53:
+        return _idiv53(a)
+    if op == IPOW6:
+        if not isinstance(a, types.Integer):
+            raise TypingError("the 6-bit power is for integers")
+        return lambda code, a, b: _ipow6(a, b)
     if op == MAX:
         if floating:  # numpy's: (a > b or isnan(a)) ? a : b -- of two equal values the second
             return lambda code, a, b: _pick((a > b) | np.isnan(a), a, b)
@@ -269,6 +278,20 @@ def _ipow_signed(a, b):  # pragma: no cover - compiled
     return zero
 
 
+@numba.njit(inline="always")
+def _ipow6(a, b):  # pragma: no cover - compiled
+    """``a ** b`` for ``0 <= b < 64`` (the caller checks), as :func:`_ipow_unsigned` computes it: the product
+    of the squares a, a**2, a**4 ... a**32 that b's bits pick, wrapping in the type.  Multiplication modulo
+    2**n commutes, so the bits are those of the squaring loop; with no loop per element, it vectorizes."""
+    one, zero, bit = _one(a), _isub(b, b), _one(b)
+    r = _pick(_iand(b, bit) != zero, a, one)
+    for _ in range(5):  # a**2, a**4, ... a**32, each taken where its bit of b is set (unrolled: 5 steps)
+        a = _imul(a, a)
+        b = _ishr(b, bit)
+        r = _imul(r, _pick(_iand(b, bit) != zero, a, one))
+    return r
+
+
 def _mean2(a):
     if a == types.float32:
         return lambda code, a, b: (a + b) / np.float32(2)
@@ -303,6 +326,26 @@ def _idiv(a):
         q = _udiv(a, b if b != 0 else _one(b))
         return q if b != 0 else a - a
     return unsigned
+
+
+def _idiv53(a):
+    """ONNX's int64 Div where every dividend and divisor is within +-2**53 (the caller checks): the
+    quotient in float64, truncated, then corrected by one step.  That quotient is off by at most one
+    (|a / b| <= 2**53 and the division rounds once: an error below 1), and the remainder ``a - q * b``
+    (exact: no product leaves +-2**54) says which way: of the opposite sign to ``a``, ``q`` went one
+    too far; as large as ``b``, one short.  Vectorizes (AVX-512DQ converts int64 to and from float64),
+    where LLVM's sdiv does not."""
+    if not (a.signed and a.bitwidth == 64):
+        raise TypingError("the 53-bit division is for int64")
+
+    def near(code, a, b):
+        d = b if b != 0 else _one(b)
+        q = np.int64(np.float64(a) / np.float64(d))  # (the conversion truncates)
+        r = a - q * d
+        s = np.int64(1) if (a ^ d) >= 0 else np.int64(-1)  # the sign of the quotient
+        q = q - s if (r != 0) & ((r ^ a) < 0) else q + s if abs(r) >= abs(d) else q
+        return q if b != 0 else a - a
+    return near
 
 
 @overload(_op)

@@ -9,6 +9,8 @@ unknown and interval dims follow the verdict, one ``if`` line each.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..core._format import format_shape, lookup_notation
 from ..frameworks.deviations import Note, notes_for
 from ..core.errors import BroadcastError
@@ -106,7 +108,9 @@ def _findings(found: list[Note]) -> list[str]:
     return lines
 
 
-def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
+def explain_plan(plan: Plan, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None) -> str:
+    """The aligned table of ``plan``, its verdict and the deviation records that bear on it (``keep``: only
+    those it says yes to; ``bcast explain --framework F`` keeps F's runtimes')."""
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
     lines += _path(plan.rule)
@@ -125,11 +129,13 @@ def explain_plan(plan: Plan, *, deviations: bool = True) -> str:
     lines.append(f"ok: {format_shape(plan.shape)}")
     lines += [f"  if {c}" for c in plan.constraints]
     if deviations:
-        lines += _findings(notes_for(plan))
+        lines += _findings([f for f in notes_for(plan) if keep is None or keep(f)])
     return "\n".join(lines)
 
 
-def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
+def explain_error(err: BroadcastError, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None) -> str:
+    """The aligned table of the shapes ``err`` refuses, where and why, and the deviation records that bear on
+    it (``keep`` as in :func:`explain_plan`)."""
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
     lines += _path(err.rule)
@@ -150,7 +156,7 @@ def explain_error(err: BroadcastError, *, deviations: bool = True) -> str:
         lines.append(f"not broadcastable ({err.kind}):")
     lines.append(f"  {err.reason}")
     if deviations:
-        lines += _findings(notes_for(err))
+        lines += _findings([f for f in notes_for(err) if keep is None or keep(f)])
     return "\n".join(lines)
 
 

@@ -1,0 +1,21 @@
+"""NNAPI's deviation records: none.  A record says where a runtime departs from its own specification and
+is proven by running that runtime; no NNAPI runtime runs here, so bcast has the specification only and
+records nothing (:mod:`bcast.frameworks._spec`)."""
+
+from __future__ import annotations
+
+from .._deviation import Deviation, Runtime
+
+__all__ = ["DEVIATIONS", "RUNTIME", "NnapiRuntime"]
+
+
+class NnapiRuntime(Runtime):
+    """The NNAPI implementations a record would be about (none is recorded)."""
+
+    NNAPI = "nnapi"
+
+
+#: The records: none (nothing of NNAPI's runs here to prove one).
+DEVIATIONS: tuple[Deviation, ...] = ()
+#: The framework's runtime enum (compare --framework keeps the records of its members).
+RUNTIME = NnapiRuntime
