@@ -73,7 +73,7 @@ def test_conformance_of_the_seed_examples_needs_nothing_but_numpy(extra, code):
     """Was: `--cases 0` (the seed examples only, no random case drawn) refused without hypothesis.  With
     no runtime at all it runs, checks nothing and says so (exit 1; --allow-missing: 0)."""
     blocked = ["hypothesis", "onnx", "onnxruntime", "openvino", "ncnn", "ai_edge_litert", "torch", "paddle", "MNN",
-               "coremltools"]
+               "coremltools", "jax"]
     prog = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\nfrom bcast.cli import main\n"
             f"sys.exit(main(['conformance', '--cases', '0', *{extra!r}]))")
     r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120,

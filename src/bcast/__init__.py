@@ -34,11 +34,11 @@ _LAZY = {
     "set_threads": "run.parallel",
 }
 _SUBMODULES = ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "torch", "paddle", "nnapi", "mnn",
-               "coreml", "translation")
+               "coreml", "stablehlo", "jax", "translation")
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (never run)
-    from . import (coreml, mnn, ncnn, nnapi, onnx, openvino, paddle, tensorrt, tflite, torch,  # noqa: F401
-                   tosa, translation, webnn)
+    from . import (coreml, jax, mnn, ncnn, nnapi, onnx, openvino, paddle, stablehlo, tensorrt,  # noqa: F401
+                   tflite, torch, tosa, translation, webnn)
     from .models.lint import Finding
     from .models.rewrite import Rewrite
     from .run.execute import (  # noqa: F401

@@ -59,6 +59,8 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--axis", type=int,
                    help="start axis (pdpd, paddle, onnx-legacy, openvino-select, openvino-broadcast-pdpd)")
     g.add_argument("--axes-mapping", metavar="AXES", help="explicit: output axis of each data axis, e.g. 1,2")
+    g.add_argument("--transpose", action="store_true", help="explicit: axes_mapping unique in any order, a "
+                   "transposing broadcast (StableHLO's broadcast_in_dim)")
     g.add_argument("--broadcast", type=int, choices=(0, 1), help="onnx-legacy: the broadcast attribute")
     g.add_argument("--ncnn-order", action="store_true", help="shapes are in ncnn's [w,h,d,c] order")
     g.add_argument("--ncnn-batch", choices=("keep", "drop"),
@@ -68,6 +70,10 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
                    help="openvino-select: the auto_broadcast mode")
     g.add_argument("--trans-a", action="store_true", help="onnx-gemm: transA=1")
     g.add_argument("--trans-b", action="store_true", help="onnx-gemm: transB=1")
+    g.add_argument("--broadcast-dimensions", metavar="AXES", help="--framework stablehlo/jax, broadcast_in_dim: "
+                   "the result axis of each operand axis, e.g. 2,1")
+    g.add_argument("--rank-promotion", choices=("allow", "warn", "raise"),
+                   help="--framework jax, jnp ops: jax_numpy_rank_promotion (default allow)")
     g.add_argument("--max-rank", type=int, metavar="N",
                    help="numpy, equal-rank: the most dims an input may have (a framework's limit)")
 
@@ -198,6 +204,8 @@ def _attrs_from(args) -> dict:
         attrs["axis"] = args.axis
     if args.axes_mapping is not None:
         attrs["axes_mapping"] = args.axes_mapping
+    if args.transpose:
+        attrs["transpose"] = True
     if args.broadcast is not None:
         attrs["broadcast"] = args.broadcast
     if args.ncnn_order:
@@ -210,6 +218,10 @@ def _attrs_from(args) -> dict:
         attrs["transA"] = True
     if args.trans_b:
         attrs["transB"] = True
+    if args.broadcast_dimensions is not None:
+        attrs["broadcast_dimensions"] = args.broadcast_dimensions
+    if args.rank_promotion is not None:
+        attrs["rank_promotion"] = args.rank_promotion
     if args.max_rank is not None:
         attrs["max_rank"] = args.max_rank
     return attrs

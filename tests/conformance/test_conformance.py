@@ -114,7 +114,7 @@ def test_no_runtime_installed_is_a_failure_not_a_pass(monkeypatch):
     assert main(["conformance", "--rules", "numpy", "--cases", "2"], out) == 1
     assert out.getvalue().rstrip().endswith(
         "FAILED: nothing checked: no selected runtime is installed (pip install onnxruntime 'bcast[onnx]' openvino "
-        "ncnn 'bcast[tflite]' 'bcast[torch]' 'bcast[paddle]' 'bcast[mnn]' 'bcast[coreml]')")
+        "ncnn 'bcast[tflite]' 'bcast[torch]' 'bcast[paddle]' 'bcast[mnn]' 'bcast[coreml]' jax)")
     out = io.StringIO()
     assert main(["conformance", "--rules", "numpy", "--cases", "2", "--json"], out) == 1
     d = json.loads(out.getvalue())

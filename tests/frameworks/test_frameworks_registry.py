@@ -11,12 +11,14 @@ from bcast.frameworks import FRAMEWORKS, Framework, framework, names, part
 #: Shapes to try on each op, in turn (each op takes one of these arities and forms).
 CANDIDATES = (((2, 3), (2, 3)), ((2, 3), (2, 3), (2, 3)), ((3, 4), (4, 5)), ((2, 3),))
 #: Attributes an op requires (no default).
-REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"}}
+REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"},
+            ("stablehlo", "broadcast_in_dim"): {"broadcast_dimensions": [0, 1]},
+            ("jax", "lax.broadcast_in_dim"): {"broadcast_dimensions": [0, 1]}}
 
 
 def test_registry_names_every_framework_package():
     assert names() == tuple(FRAMEWORKS) == ("onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "webnn", "torch",
-                                            "paddle", "nnapi", "mnn", "coreml")
+                                            "paddle", "nnapi", "mnn", "coreml", "stablehlo", "jax")
     for name, package in FRAMEWORKS.items():
         assert package == f"bcast.frameworks.{name}"
         assert getattr(bcast, name).plan is framework(name).plan  # the public bcast.<name> is the op table

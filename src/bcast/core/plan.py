@@ -65,7 +65,9 @@ class Plan:
         ``axis_maps[i][k]`` is the output axis that axis ``k`` of input ``i``
         lands on, or ``None`` for an axis that lands on none: a size-1 axis
         the rule drops (PDPD's and Paddle's trailing 1s) or an axis Gemm
-        contracts.  Mapped axes are strictly increasing.
+        contracts.  Mapped axes are strictly increasing, except where a rule
+        transposes (``explicit`` with ``transpose=1``, StableHLO's
+        ``broadcast_in_dim``): :meth:`transposition` says how.
     stretched : tuple of tuples
         For every input, its axes whose dim (1) is stretched to another size.
     attrs : tuple of (name, value) pairs
@@ -126,12 +128,29 @@ class Plan:
     def aligned_shape(self, i: int) -> Shape:
         """Input ``i`` reshaped to the output's rank: its dims at their mapped
         axes, 1 elsewhere.  ``np.broadcast_to(x.reshape(plan.aligned_shape(i)),
-        plan.shape)`` is the zero-copy view of input ``i``."""
+        plan.shape)`` is the zero-copy view of input ``i`` (``x`` transposed first where
+        :meth:`transposition` is not None)."""
         out: list[Dim] = [1] * len(self.shape)
         for k, ax in enumerate(self.axis_maps[i]):
             if ax is not None:
                 out[ax] = self.inputs[i][k]
         return tuple(out)
+
+    def transposition(self, i: int) -> tuple[int, ...] | None:
+        """None where input ``i``'s mapped axes land in increasing order (every rule but a
+        transposing ``explicit``); else the order of its axes by the output axis they land on:
+        ``x.transpose(plan.transposition(i))`` is the input whose axes line up, and that array
+        (not ``x``) is what reshapes to :meth:`aligned_shape`.
+
+        >>> from bcast import infer
+        >>> infer((1, 3), (2, 3, 2), rule="explicit", axes_mapping=[2, 1], transpose=1).transposition(0)
+        (1, 0)
+        """
+        m = self.axis_maps[i]
+        mapped = [ax for ax in m if ax is not None]
+        if all(a < b for a, b in zip(mapped, mapped[1:])):
+            return None
+        return tuple(sorted(range(len(m)), key=lambda k: (m[k] is None, m[k] if m[k] is not None else k)))
 
     def new_axes(self, i: int) -> tuple[int, ...]:
         """Output axes that input ``i`` has no axis on (it is repeated along them)."""

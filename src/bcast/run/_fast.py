@@ -153,7 +153,10 @@ def prepare(rule: str, arrays, **attrs) -> Prepared:
 
 
 def prepared(plan: Plan) -> Prepared:
-    """``plan`` made ready for numpy arrays."""
+    """``plan`` made ready for numpy arrays; an InputError for a transposing plan (the prepared calls
+    only reshape: :func:`bcast.run.execute.view` transposes, on the full path)."""
+    if any(plan.transposition(i) is not None for i in range(len(plan.inputs))):
+        raise InputError(f"{plan.rule}: a transposing plan has no prepared call")
     reshapes = _reshapes(plan)
     native = reshapes is not None and reshapes.count(None) == len(reshapes)
     return Prepared(plan, reshapes, math.prod(static(plan.shape)) <= SMALL_ELEMENTS, native)

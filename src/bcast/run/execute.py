@@ -130,10 +130,15 @@ def view(x: Any, plan: Plan, i: int, xp=None):
 
     ``x`` is reshaped to ``plan.aligned_shape(i)`` -- size-1 axes inserted
     where it has none, dropped where the rule drops them -- then broadcast
-    (stride 0) to ``plan.shape``.  Never a copy for numpy arrays.
+    (stride 0) to ``plan.shape``; a transposing plan (StableHLO's broadcast_in_dim:
+    :meth:`Plan.transposition <bcast.core.plan.Plan.transposition>`) transposes it
+    first.  Never a copy for numpy arrays.
     """
     xp = np if xp is None else xp
     aligned = plan.aligned_shape(i)
+    order = plan.transposition(i)
+    if order is not None:
+        x = np.asarray(x).transpose(order) if xp is np else xp.permute_dims(x, order)
     shape = static(plan.shape)
     if xp is np:
         if math.prod(shape) > _MAX_ELEMENTS:

@@ -179,6 +179,11 @@ def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Note], why: list[s
 
 def _precheck(plan: Plan, target: str, op: Op) -> str | None:
     """Why the target cannot take these inputs at all, before any form is tried."""
+    for i, name in enumerate(plan.names):
+        if plan.transposition(i) is not None:
+            return (f"{name}'s axes land on the output's out of order (a transposing broadcast: explicit with "
+                    "transpose=1, StableHLO's broadcast_in_dim): the recipes only insert and stretch axes; transpose "
+                    f"{name} first")
     if target == "tflite":
         if op.tflite is None:
             return (f"TFLite has no builtin that broadcasts as {op.name} does (its PRELU and FULLY_CONNECTED take "

@@ -83,6 +83,16 @@ def _unplaced(rule: str, names, shapes, maps) -> list[str]:
             for name, shape, m in zip(names, shapes, maps) for k, ax in enumerate(m) if ax is None]
 
 
+def _transposed(plan: Plan) -> list[str]:
+    """A line per input whose axes land out of order (StableHLO's transposing broadcast_in_dim)."""
+    out = []
+    for i, name in enumerate(plan.names):
+        if plan.transposition(i) is not None:
+            lands = ", ".join(f"axis {k} on {ax}" for k, ax in enumerate(plan.axis_maps[i]) if ax is not None)
+            out.append(f"  {name} is transposed: its {lands} (the table shows its dims where they land)")
+    return out
+
+
 def _path(rule: str) -> list[str]:
     path = RULES[rule].path if rule in RULES else ""
     return [f"  path: {path}"] if path else []
@@ -108,6 +118,7 @@ def explain_plan(plan: Plan, *, deviations: bool = True, keep: Callable[[Note], 
     lines.append("")
     lines += _table(plan.names, plan.inputs, plan.axis_maps, len(plan.shape), plan.shape, plan.stretched)
     lines += _unplaced(plan.rule, plan.names, plan.inputs, plan.axis_maps)
+    lines += _transposed(plan)
     if any(plan.stretched):
         lines.append("")
         lines.append("  * stretched: a dim of 1 repeated to the output size")
