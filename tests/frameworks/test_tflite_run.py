@@ -185,6 +185,10 @@ def test_int32_cases_against_the_interpreter():
 
 
 def test_counts():
+    """The three differential tests together: every case counted, and which records explained a disagreement.
+    Under pytest-xdist they may run in other processes than this one: then there is nothing here to add up."""
+    if not (COUNTS["fixed"] and COUNTS["random"] and COUNTS["int32"]):
+        pytest.skip("the differential tests ran in another process (pytest-xdist)")
     print(f"\ntflite differential: {COUNTS}, explained by {sorted(EXPLAINED)}")
     assert COUNTS["cases"] == COUNTS["fixed"] + COUNTS["random"] + COUNTS["int32"] > 0
     assert EXPLAINED == {"tflite-select-one-element", "tflite-rank-abort", "tflite-rank-fast-path"}

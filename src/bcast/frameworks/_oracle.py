@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["RuntimeCrashed", "RuntimeRefused", "available", "last_line"]
+__all__ = ["RuntimeCrashed", "RuntimeRefused", "available", "exit_status", "last_line"]
 
 
 def last_line(exc: BaseException) -> str:
@@ -64,3 +64,15 @@ _RUNTIMES = {"onnxruntime": "onnxruntime", "reference": "onnx", "openvino": "ope
 def available() -> tuple:
     """The oracles whose runtime is installed, by name."""
     return tuple(name for name, module in _RUNTIMES.items() if importlib.util.find_spec(module) is not None)
+
+
+def exit_status(returncode: int) -> str:
+    """How a child process ended, for a message: the signal's name (``SIGABRT``) or ``exit status N``."""
+    if returncode < 0:
+        import signal
+
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"

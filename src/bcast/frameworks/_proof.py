@@ -18,7 +18,6 @@ import contextlib
 import importlib
 import os
 import re
-import signal
 import subprocess
 import sys
 import textwrap
@@ -29,7 +28,7 @@ import numpy as np
 from ..rules import infer
 from ..core.errors import BroadcastError
 from .deviations import BY_ID, applicable
-from ._oracle import RuntimeRefused
+from ._oracle import RuntimeRefused, exit_status
 
 #: record id -> its proof (a function of the record id)
 PROOFS: dict[str, Callable[[str], None]] = {}
@@ -142,11 +141,8 @@ def _run_child(code: str):
     )
 
 
-def _signal_name(rc: int) -> str:
-    try:
-        return signal.Signals(-rc).name
-    except ValueError:
-        return f"signal {-rc}"
+#: How a child died, in a proof's words (``SIGABRT``).
+_signal_name = exit_status
 
 
 def _refusal(fn, *args, **kwargs):

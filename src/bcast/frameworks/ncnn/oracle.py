@@ -25,7 +25,6 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import signal
 import subprocess
 import sys
 from functools import cache
@@ -34,7 +33,7 @@ import numpy as np
 
 from ...core._format import format_shape
 from .ops import op as _op
-from .._oracle import RuntimeCrashed, RuntimeRefused
+from .._oracle import RuntimeCrashed, RuntimeRefused, exit_status
 
 __all__ = [
     "RuntimeCrashed", "RuntimeRefused", "extract", "forward", "load_net", "ncnn_dims", "run", "run_isolated",
@@ -233,7 +232,7 @@ def _run_child(cases: list, timeout: float):
     code, a, b, with_scalar, _ = cases[len(done)]
     shapes = f"A {format_shape(a.shape)}" + ("" if with_scalar else f" and B {format_shape(b.shape)}")
     return done, RuntimeCrashed(
-        RUNTIME, f"BinaryOp {_op(code).name} on {shapes} killed the process ({_status(proc.returncode)})",
+        RUNTIME, f"BinaryOp {_op(code).name} on {shapes} killed the process ({exit_status(proc.returncode)})",
         proc.returncode,
     )
 
@@ -249,13 +248,6 @@ def _read_results(data: bytes) -> list:
     return out
 
 
-def _status(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit status {returncode}"
 
 
 def _child_main() -> None:

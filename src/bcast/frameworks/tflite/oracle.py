@@ -24,7 +24,6 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import signal
 import subprocess
 import sys
 from functools import cache
@@ -32,7 +31,7 @@ from functools import cache
 import numpy as np
 
 from ...core._format import format_shape
-from .._oracle import RuntimeCrashed, RuntimeRefused, last_line
+from .._oracle import RuntimeCrashed, RuntimeRefused, exit_status, last_line
 
 __all__ = ["OP_CODES", "RuntimeCrashed", "RuntimeRefused", "graph", "model", "run", "run_graph", "run_many", "version"]
 
@@ -290,7 +289,7 @@ def _run_child(jobs: list, delegate: bool, timeout: float):
         return done, RuntimeCrashed(RUNTIME, f"the child stopped without a result: {detail}", 0)
     op, arrays = jobs[len(done)]
     shapes = " and ".join(format_shape(a.shape) for a in arrays)
-    return done, RuntimeCrashed(RUNTIME, f"{op} on {shapes} killed the process ({_status(proc.returncode)})",
+    return done, RuntimeCrashed(RUNTIME, f"{op} on {shapes} killed the process ({exit_status(proc.returncode)})",
                                 proc.returncode)
 
 
@@ -304,13 +303,6 @@ def _read_results(data: bytes) -> list:
     return out
 
 
-def _status(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit status {returncode}"
 
 
 def _child_main() -> None:
