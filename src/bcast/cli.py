@@ -75,7 +75,8 @@ def _add_attr_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rank-promotion", choices=("allow", "warn", "raise"),
                    help="--framework jax, jnp ops: jax_numpy_rank_promotion (default allow)")
     g.add_argument("--max-rank", type=int, metavar="N",
-                   help="numpy, equal-rank: the most dims an input may have (a framework's limit)")
+                   help="numpy, equal-rank, unidirectional, paddle: the most dims an input may have (a "
+                   "framework's limit)")
 
 
 def _add_framework_options(p: argparse.ArgumentParser, *, compare: bool = False) -> None:

@@ -17,6 +17,9 @@ ncnn            ncnn's BinaryOp, in a child process (batched)        values
 tflite          a one-op model in LiteRT's interpreter (child)        values
 torch           torch's add / Tensor.add_ (eager, CPU)               values
 paddle          paddle.add, Tensor.add_, elementwise_add with axis   values
+mnn             MNN's ADD (expression API), one child per rule        values
+coreml          coremltools' MIL type inference of add                shape
+jax             jnp.add, lax.add, lax.broadcast_in_dim...             values
 ==============  ===================================================  ==========
 
 The columns are plug-ins: each framework's package declares its own
@@ -25,8 +28,9 @@ Which op checks which rule comes from the op tables: for ONNX the first op of
 :data:`bcast.onnx.OPS` whose opset versions use the rule (Add for numpy, Add-6
 for onnx-legacy, Max-6 for none, PRelu, Gemm, Expand), for OpenVINO the first
 element-wise op with each ``auto_broadcast`` mode, Select, PRelu and each
-Broadcast mode, for ncnn its first BinaryOp type (ADD), for torch and paddle
-the first two-input op of each rule (add, add_, Paddle's elementwise_add).
+Broadcast mode, for ncnn and MNN their first BinaryOp type (ADD), for torch and
+paddle the first two-input op of each rule (add, add_, Paddle's elementwise_add),
+for jax jnp.add (numpy), lax.add (equal-rank), lax.broadcast_in_dim (explicit).
 Rules no installed runtime runs are reported as not applicable; runtimes not
 installed as skipped.  Inputs are float32 arrays of small integers (exact in every
 runtime), Select's condition boolean.
