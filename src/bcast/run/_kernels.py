@@ -213,7 +213,9 @@ class Loop:
         self.swapped, self.nbytes = swapped, nbytes
         self.cuts: dict = {}
         self.fn: Any = None
-        self.variant = _variant(code, np.dtype(key[2][0]))  # a faster loop for some values, tried first
+        # a faster loop for some values, tried first: (its key, the check of the values, the least size)
+        found = _variant(code, np.dtype(key[2][0]))
+        self.variant = None if found is None else ((key[0], found[0], *key[2:]), found[1], found[2])
 
     def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
         """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
@@ -233,9 +235,9 @@ class Loop:
         n = threads if self.nbytes >= THREADS_BYTES else 1
         code = self.code
         if self.variant is not None and out.size >= self.variant[2] and self.variant[1](flat):
-            faster = _ready((self.key[0], self.variant[0], *self.key[2:]))
+            faster = _ready(self.variant[0])
             if faster is not None:
-                fn, code = faster, self.variant[0]
+                fn, code = faster, self.variant[0][1]
         _go(fn, code, out, flat, self._layout(n), n)
         return True
 
