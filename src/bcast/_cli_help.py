@@ -35,7 +35,10 @@ examples:
   bcast explain 2,3,4 3,4 --rule ncnn              where ncnn puts B, the garbage it computes (exit 1)
   bcast explain 2,3 3,1 --rule pdpd --axis 1       and where OpenVINO deviates from its spec
   bcast explain 1,3,4,4 3 --framework openvino --op PRelu      the rule OpenVINO's PRelu broadcasts by
+  bcast explain 4,1 1,8 --framework mnn --op Greater           and the records about that op alone
 
+deviations shown: by --rule, the records about the rule (a record about one op alone needs that op, so those
+stay silent); with --framework F --op OP, F's runtimes' records, those about OP included (shape --json too).
 exit status: 0 broadcastable, 1 not broadcastable (the table says where and why), 2 bad input
 """
 
@@ -56,6 +59,8 @@ examples:
   bcast compare 2,3 3,1 --framework ncnn --op ADD  one framework op's row
 
 onnx-legacy runs with broadcast=1 unless --broadcast is given; explicit needs --axes-mapping.
+deviations shown: a rule's row, the records about the rule; a framework's row (its element-wise op, or each op
+with --framework), also its runtimes' records about that op alone.
 exit status: 0 when the comparison was made (whatever each rule says: it is a report), 2 bad input
 """
 

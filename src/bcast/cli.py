@@ -33,7 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
-from .frameworks import part, targets
+from .frameworks import op_name, part, targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -309,6 +309,7 @@ def _cmd_shape_or_explain(args, out) -> int:
     asked = _by_framework(args)
     keep = _keep_for(None if asked is None else args.framework)
     attrs = _rule_attrs(args) if asked is None else _framework_attrs(args)
+    op = None if asked is None else op_name(args.framework, args.op)  # the records about that op bear too
     try:
         if asked is None:
             plan = infer(*shapes, rule=args.rule or "numpy", names=names, policy=args.policy, **attrs)
@@ -320,10 +321,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d = _error_json(err.rule, shapes, err)
             d.update(asked or {})
             d.update({"axis_maps": None, "stretched": None, "constraints": None})
-            d["deviations"] = [f.to_dict() for f in notes_for(err) if keep(f)]
+            d["deviations"] = [f.to_dict() for f in notes_for(err, op) if keep(f)]
             print(json.dumps(d, indent=2), file=out)
         elif args.command == "explain":
-            print(explain_error(err, keep=keep), file=out)
+            print(explain_error(err, keep=keep, op=op), file=out)
         else:
             print(err, file=out)
         return EXIT_NOT_BROADCASTABLE
@@ -336,10 +337,10 @@ def _cmd_shape_or_explain(args, out) -> int:
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}
             del d[n.name]
-        d["deviations"] = [f.to_dict() for f in notes_for(plan) if keep(f)]
+        d["deviations"] = [f.to_dict() for f in notes_for(plan, op) if keep(f)]
         print(json.dumps(d, indent=2), file=out)
     elif args.command == "explain":
-        print(explain_plan(plan, keep=keep), file=out)
+        print(explain_plan(plan, keep=keep, op=op), file=out)
     else:
         print(format_shape(plan.shape) if n is None else n.shape(plan.shape), file=out)
         for c in plan.constraints:
@@ -414,6 +415,7 @@ def _cmd_compare(args, out) -> int:
             for f in data["deviations"]:
                 label = _RECORDS[f["id"]].label()
                 who = f"{', '.join(f['ops'])} ({f['rule']})" if "ops" in f else f["rule"]
+                who = f"{f['framework']} {who}" if "framework" in f else who
                 print(f"  - {who}: {label} [{f['id']}]: {f['note']}", file=out)
     return EXIT_OK
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _torch, _paddle,
                                            _nnapi, _mnn, _coreml, _stablehlo, _jax)
 
-__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "part", "plan", "targets"]
+__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "op_name", "part", "plan", "targets"]
 
 #: Every framework bcast knows: its name (as the command line's ``--framework`` takes it) and the
 #: package that holds all bcast knows about it.
@@ -84,6 +84,20 @@ def framework(name: str) -> Framework:
     (4, 3, 2)
     """
     return cast(Framework, importlib.import_module(f"{_package(name)}.ops"))
+
+
+def op_name(name: str, op: Any) -> Any:
+    """``op`` as framework ``name``'s table spells it (``ops()``), the spelling deviation records name ops by
+    (their ``only_ops``): the op itself, else the one op that differs only in case, else ``op`` as given.
+
+    >>> op_name("mnn", "Greater"), op_name("onnx", "Where"), op_name("ncnn", 8)
+    ('GREATER', 'Where', 8)
+    """
+    table = framework(name).ops()
+    if not isinstance(op, str) or op in table:
+        return op
+    same = [o for o in table if o.casefold() == op.strip().casefold()]
+    return same[0] if len(same) == 1 else op
 
 
 def part(name: str, what: str) -> ModuleType | None:

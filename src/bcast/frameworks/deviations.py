@@ -21,8 +21,10 @@ rule it shares with other ops): their ``only_ops`` names those ops as the op
 tables spell them (``"Mean"``, ``"DIV"``), and they bear on a query only when
 the caller names one of them (``op=``), with the op's attributes that the rule
 does not take (``op_attrs=``, e.g. Gemm's ``beta``).  Without ``op`` such
-records stay silent, so ``explain`` and ``compare`` (which know no op) do not
-show them; ``bcast deviations`` lists every record.
+records stay silent: ``explain`` and ``compare`` by rule know no op, so they
+show them only asked by framework and op (``--framework mnn --op Greater``;
+``compare``'s framework rows name their op); ``bcast deviations`` lists every
+record.
 
 A record whose ``check`` is None is about values, not shapes (a kernel that
 computes something else on some inputs): no shape predicts it, so it never

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..frameworks import framework, names as framework_names, part, plan as plan_op
+from ..frameworks import framework, names as framework_names, op_name, part, plan as plan_op
 from ..frameworks.deviations import Runtime, notes_for
 from ..core.dims import json_shape
 from ..core._format import brief
@@ -32,7 +32,10 @@ def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
     apply: wrong number of shapes, or a required attribute missing), the runtime
     deviations that bear on the rows, and one row per registered framework: its
     element-wise op (:func:`framework_op`) on the shapes, as :func:`compare_ops`
-    gives it (``bcast compare --framework NAME`` shows every op).
+    gives it (``bcast compare --framework NAME`` shows every op).  A rule's row
+    knows no op, so its deviations are the records about the rule; a framework's
+    row adds its own runtimes' records about its op (each with ``framework`` and
+    ``ops``), where a rule's row has not said the same.
 
     >>> rows = compare((2, 3, 4, 5), (3, 4), axis=1)["rules"]
     >>> [r["rule"] for r in rows if r["ok"]]
@@ -71,7 +74,12 @@ def compare(*shapes: object, **attrs: Any) -> dict[str, Any]:
             for f in notes_for(result):
                 findings.append({"rule": name, **f.to_dict()})
         rows.append(row)
-    ops = [compare_ops(name, *checked, op=framework_op(name), catch=True)["rules"][0] for name in framework_names()]
+    ops = []
+    for fw in framework_names():
+        got = compare_ops(fw, *checked, op=framework_op(fw), catch=True)
+        ops.append(got["rules"][0])
+        findings += [{"framework": fw, **f} for f in got["deviations"]
+                     if not any((g["id"], g["note"]) == (f["id"], f["note"]) for g in findings)]
     return {"inputs": [json_shape(s) for s in checked], "rules": rows, "deviations": findings, "frameworks": ops}
 
 
@@ -97,7 +105,9 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, catch: bool =
     ``framework`` and ``op`` (``rule`` is the rule the op broadcasts by; None, like ``ok``, where the op
     does not apply: another arity, an attribute it does not take), and each deviation the ``ops`` it
     bears on: the records of this framework's runtimes (members of its deviations' ``RUNTIME`` enum: onnx's
-    for onnx, onnxruntime's, its reference evaluator's...).  ``op`` that does not take the shapes is an
+    for onnx, onnxruntime's, its reference evaluator's...), those about one op included where they bear
+    on that op (``op`` as the framework takes it: mnn's ``"Greater"`` is the ``GREATER`` of its records,
+    :func:`bcast.frameworks.op_name`).  ``op`` that does not take the shapes is an
     InputError, unless ``catch`` (then its row says why, as for every op).
 
     >>> rows = compare_ops("onnx", (2, 3), (3,))["rules"]
@@ -128,7 +138,7 @@ def compare_ops(name: str, *shapes: object, op: str | None = None, catch: bool =
             row.update(ok=True, shape=json_shape(result.shape), error=None, note=_note(result))
         row["rule"] = result.rule
         row["attrs"] = {k: _json(v) for k, v in result.attrs if k != "alignment"}
-        for f in notes_for(result):
+        for f in notes_for(result, op_name(name, o)):
             if runtime is None or not isinstance(f.deviation.runtime, runtime):
                 continue  # another framework's runtime (onnx's, on openvino's op)
             found = {"rule": result.rule, "ops": [o], **f.to_dict()}

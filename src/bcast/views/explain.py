@@ -108,9 +108,12 @@ def _findings(found: list[Note]) -> list[str]:
     return lines
 
 
-def explain_plan(plan: Plan, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None) -> str:
+def explain_plan(plan: Plan, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None,
+                 op: str | None = None) -> str:
     """The aligned table of ``plan``, its verdict and the deviation records that bear on it (``keep``: only
-    those it says yes to; ``bcast explain --framework F`` keeps F's runtimes')."""
+    those it says yes to; ``bcast explain --framework F`` keeps F's runtimes'; ``op``: the op the plan is
+    for, as its table spells it, which adds the records about that op alone, as
+    :func:`bcast.frameworks.deviations.notes_for` says)."""
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(plan.names, plan.inputs))
     lines = [f"{plan.rule}{_attrs_text(plan.attrs)}: {ins} -> {format_shape(plan.shape)}"]
     lines += _path(plan.rule)
@@ -129,13 +132,14 @@ def explain_plan(plan: Plan, *, deviations: bool = True, keep: Callable[[Note], 
     lines.append(f"ok: {format_shape(plan.shape)}")
     lines += [f"  if {c}" for c in plan.constraints]
     if deviations:
-        lines += _findings([f for f in notes_for(plan) if keep is None or keep(f)])
+        lines += _findings([f for f in notes_for(plan, op) if keep is None or keep(f)])
     return "\n".join(lines)
 
 
-def explain_error(err: BroadcastError, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None) -> str:
+def explain_error(err: BroadcastError, *, deviations: bool = True, keep: Callable[[Note], bool] | None = None,
+                  op: str | None = None) -> str:
     """The aligned table of the shapes ``err`` refuses, where and why, and the deviation records that bear on
-    it (``keep`` as in :func:`explain_plan`)."""
+    it (``keep`` and ``op`` as in :func:`explain_plan`)."""
     ins = ", ".join(f"{n} {format_shape(s)}" for n, s in zip(err.names, err.shapes))
     lines = [f"{err.rule}{_attrs_text(err.attrs)}: {ins} -> not broadcastable"]
     lines += _path(err.rule)
@@ -156,7 +160,7 @@ def explain_error(err: BroadcastError, *, deviations: bool = True, keep: Callabl
         lines.append(f"not broadcastable ({err.kind}):")
     lines.append(f"  {err.reason}")
     if deviations:
-        lines += _findings([f for f in notes_for(err) if keep is None or keep(f)])
+        lines += _findings([f for f in notes_for(err, op) if keep is None or keep(f)])
     return "\n".join(lines)
 
 
