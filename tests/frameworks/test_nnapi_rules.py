@@ -23,6 +23,14 @@ CASES = [
     ("MAXIMUM", ((1, 2, 3, 4, 5), (5,)), (1, 2, 3, 4, 5)),  # "from 1": no upper limit
     ("MAXIMUM", ((), (3,)), "rank"),  # ... and no rank 0
     ("LESS_EQUAL", ((2, 1), (1, 3)), (2, 3)),
+    # SELECT: "input1: ... the same shape as input0", "input2: ... the same shape and type as input1", "from 1"
+    ("SELECT", ((2, 3), (2, 3), (2, 3)), (2, 3)),
+    ("SELECT", ((1, 2, 3, 4, 5), (1, 2, 3, 4, 5), (1, 2, 3, 4, 5)), (1, 2, 3, 4, 5)),  # no upper limit
+    ("SELECT", ((0, 3), (0, 3), (0, 3)), (0, 3)),
+    ("SELECT", ((2, 3), (2, 3), (2, 1)), "dims"),  # no broadcasting, not even a 1
+    ("SELECT", ((2, 1), (2, 3), (2, 3)), "dims"),  # ... of the condition either
+    ("SELECT", ((2, 3), (3,), (3,)), "rank"),
+    ("SELECT", ((), (), ()), "rank"),  # "Supported tensor rank: from 1"
 ]
 
 
@@ -39,9 +47,12 @@ def test_nnapi_cases(op, shapes, expected):
 def test_rank_limits_per_op():
     fw = framework("nnapi")
     for op in fw.ops():
+        if op == "SELECT":
+            continue
         p = fw.plan(op, (2, 3), (3,))
         assert p.rule == "numpy"
         assert dict(p.attrs).get("max_rank") == (4 if op in UP_TO_4 else None), op
+    assert fw.plan("SELECT", (2, 3), (2, 3), (2, 3)).rule == "none"
 
 
 def test_run_computes_under_the_plan():
@@ -50,3 +61,9 @@ def test_run_computes_under_the_plan():
     assert bcast.nnapi.run("PRELU", np.array([-2.0, 3.0]), np.array([[0.5], [2.0]])).tolist() == [[-1, 3], [-4, 3]]
     with pytest.raises(BroadcastError):
         bcast.nnapi.run("ADD", np.ones((1, 1, 1, 1, 2)), np.ones(2))
+    # DIV of TENSOR_INT32 is floor division ("//" in Python: -5 // 2 = -3), of floats division
+    got = bcast.nnapi.run("DIV", np.int32([5, -5]), np.int32([2]))
+    assert got.dtype == np.int32 and got.tolist() == [2, -3]
+    assert bcast.nnapi.run("DIV", np.float32([5, -5]), np.float32([2])).tolist() == [2.5, -2.5]
+    cond = np.array([[True, False, True]])
+    assert bcast.nnapi.run("SELECT", cond, np.float32([[1, 2, 3]]), np.float32([[7, 8, 9]])).tolist() == [[1, 8, 3]]

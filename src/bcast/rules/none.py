@@ -3,7 +3,8 @@
 Sources: OpenVINO auto_broadcast NONE (= EXPLICIT for element-wise ops):
 "Input tensors dimensions must match. No implicit broadcast rule is applied.";
 ONNX Max, Min, Sum and Mean before opset 8 ("All inputs must have the same
-shape"), and Gemm's C with broadcast=0 before opset 7.  The rule does not know
+shape"), and Gemm's C with broadcast=0 before opset 7; Android NNAPI's SELECT
+("An input tensor of the same shape as input0", NeuralNetworksTypes.h).  The rule does not know
 which framework asked, so its reason names none.
 Dims that are not static must be equal (a constraint); the output is their
 common range, as OpenVINO's ``Dimension::merge``: ``?`` and 2 give 2.
@@ -24,7 +25,7 @@ REASON = "all shapes must be equal (no broadcasting)"
 @register(
     "none", min_inputs=1, max_inputs=None, framework="openvino",
     summary="no broadcasting: all shapes must be equal",
-    source="OpenVINO auto_broadcast none / explicit; ONNX Max/Min/Sum/Mean before opset 8",
+    source="OpenVINO auto_broadcast none / explicit; ONNX Max/Min/Sum/Mean before opset 8; NNAPI SELECT",
 )
 def plan(ctx: Ctx):
     first = ctx.shapes[0]
