@@ -49,9 +49,9 @@ off).  Only calls that cannot decide the verdict take fewer: numpy's and a peer'
 where a call lasts 0.25 s (:data:`SLOW_S`).  What is left at 2^26 is the candidates' own calls (nine of each:
 the first, the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's
 first call (onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  :data:`CASE_S` was
-measured before :data:`SLOW_S`: at 2^26 it overestimates the cases it spares (Pow, float16).  ``--list-axes`` prints the estimate of
-a full run and of the cases its options choose (:data:`CASE_S`); a run prints its progress every 100 cases
-to stderr.
+measured before :data:`SLOW_S`: at 2^26 it overestimates the cases it spares (Pow, float16).
+``--list-axes`` prints the estimate of a full run and of the cases its options choose (:data:`CASE_S`); a
+run prints its progress every 100 cases to stderr.
 """
 
 from __future__ import annotations
