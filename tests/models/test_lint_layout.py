@@ -151,3 +151,22 @@ def test_cli_layout(tmp_path, capsys):
     assert [f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["unsupported"]
     assert main(["lint", str(path), "--layout", "NCHW"]) == 2
     assert "--layout: 'NCHW' is not FROM:TO" in capsys.readouterr().err
+
+
+def test_every_corpus_model_under_channels_last():
+    """The conversion corpus (real networks' broadcasts) under channels-last: no error, and each finding is
+    one of the two kinds on a node whose constant has a dim other than 1 on an axis the layout moves."""
+    import pathlib
+
+    corpus = sorted((pathlib.Path(__file__).parent / "convert_corpus").glob("*.onnx"))
+    assert len(corpus) > 100
+    flagged = 0
+    for path in corpus:
+        plain = lint(str(path))
+        for f in lint(str(path), layout="channels-last"):
+            if f in plain:
+                continue  # (the target's own findings: values records)
+            assert f.kind in ("unsupported", "differs"), (path.name, f)
+            assert "keeps its layout" in f.reason and "give " in f.fix
+            flagged += 1
+    assert flagged > 0
