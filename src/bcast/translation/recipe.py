@@ -16,7 +16,7 @@ from .text import TEXT
 __all__ = ["TARGETS", "Recipe", "TranslationError"]
 
 #: The frameworks a plan translates to.
-TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite")
+TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "stablehlo")
 
 
 class TranslationError(ValueError):

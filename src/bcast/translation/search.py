@@ -75,8 +75,8 @@ from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..frameworks.tflite.deviations import TFLiteRuntime
 from ..rules import infer
-from .build import BUILD
-from .forms import Form, Reshape, candidates, forms, realizable
+from .build import BUILD, build_stablehlo
+from .forms import EQUAL_RANK, Form, Reshape, candidates, forms, realizable
 from .ops import OPS, RULE_OP, Op, source_op, tensors
 from .recipe import TARGETS, Recipe, TranslationError
 
@@ -112,7 +112,7 @@ def _agrees(plan: Plan, form: Form, got: Plan) -> bool:
 _RUNTIMES: dict[str, tuple[Runtime, ...]] = {
     "numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,),
     "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,),
-    "tflite": (TFLiteRuntime.INTERPRETER,)}
+    "tflite": (TFLiteRuntime.INTERPRETER,), "tensorrt": (), "tosa": (), "stablehlo": ()}
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list[Note]:
@@ -126,7 +126,8 @@ def _search(plan: Plan, target: str, op: Op
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
     op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name,
-               "tflite": op.tflite or op.name}[target]
+               "tflite": op.tflite or op.name, "tensorrt": op.tensorrt or op.name, "tosa": op.tosa or op.name,
+               "stablehlo": op.stablehlo or op.name}[target]
     tried: list[tuple[tuple[int, int], list[Note]]] = []  # combinations ruled out by a deviation
     why: list[str] = []
     best: tuple[tuple[int, int], Form, Choice] | None = None
@@ -137,7 +138,7 @@ def _search(plan: Plan, target: str, op: Op
             key = (sum(r is not None for r in choice), rank)
             if best is not None and key >= best[0]:
                 break
-            stuck = [r for r in choice if r is not None and not realizable(r)]
+            stuck = [r for r in choice if r is not None and not realizable(r, target)]
             if stuck:
                 why += [f"{plan.names[r.i]} {format_shape(plan.inputs[r.i])} must be reshaped to "
                         f"{format_shape(r.shape)}, which needs static dims" for r in stuck]
@@ -177,8 +178,32 @@ def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Note], why: list[s
     return TranslationError(plan, target, f"no form of {op.name} on {target} aligns the inputs as {plan.rule} does")
 
 
+#: Why TensorRT, TOSA or StableHLO has no form of an op kind.
+_CANNOT = {
+    ("tensorrt", "gemm"): "Gemm is a matrix product (IMatrixMultiplyLayer), not an element-wise layer: no recipe "
+                          "is written for it",
+    ("tosa", "gemm"): "Gemm is a matrix product (TOSA's MATMUL is batched rank 3), not an element-wise operator: "
+                      "no recipe is written for it",
+    ("tosa", "prelu"): "TOSA has no PReLU operator (a lowering composes GREATER_EQUAL, MUL and SELECT): no recipe "
+                       "is written for it",
+    ("stablehlo", "gemm"): "Gemm is a matrix product (stablehlo.dot_general), not an element-wise op: no recipe "
+                           "is written for it",
+    ("stablehlo", "prelu"): "StableHLO has no PReLU op (a lowering composes compare, multiply and select): no "
+                            "recipe is written for it",
+}
+
+
 def _precheck(plan: Plan, target: str, op: Op) -> str | None:
     """Why the target cannot take these inputs at all, before any form is tried."""
+    if (target, op.kind) in _CANNOT:
+        return _CANNOT[target, op.kind]
+    if target == "stablehlo":  # broadcast_in_dim takes every input, a transposing one too
+        return None
+    most = EQUAL_RANK.get(target)
+    if most is not None and len(plan.shape) > most:
+        limit = (f"a TensorRT tensor has at most {most} dims (nvinfer1::Dims::MAX_DIMS)" if target == "tensorrt"
+                 else f"TOSA's level 8K allows rank {most} at most")
+        return f"the output has rank {len(plan.shape)}: {limit}"
     for i, name in enumerate(plan.names):
         if plan.transposition(i) is not None:
             return (f"{name}'s axes land on the output's out of order (a transposing broadcast: explicit with "
@@ -267,6 +292,8 @@ def translate(*source: Any, to: str, op: str | None = None, rule: str = "numpy",
     reason = _precheck(plan, to, o)
     if reason:
         raise TranslationError(plan, to, reason)
+    if to == "stablehlo":  # no implicit broadcasting: every input broadcast_in_dim to the result, no search
+        return build_stablehlo(plan, o)
     found, avoided, why = _search(plan, to, o)
     if found is None:
         raise _no_recipe(plan, to, o, avoided, why)
