@@ -93,6 +93,11 @@ _NCNN_CANNOT = {
 
 Choice = tuple[Reshape | None, ...]
 
+#: The layer / operator a TensorRT or TOSA recipe makes an op of where there is no same-named one.
+_COMPOSED = {("tensorrt", "broadcast"): "ISliceLayer", ("tosa", "broadcast"): "TILE",
+             ("tosa", "binary"): "RECIPROCAL+MUL", ("tensorrt", "gemm"): "Gemm", ("tosa", "gemm"): "Gemm",
+             ("tosa", "prelu"): "PRelu"}
+
 
 def _operands(plan: Plan, form: Form, choice: Choice) -> list[Any]:
     shapes = {i: (tuple(plan.inputs[i]) if r is None else r.shape) for i, r in zip(tensors(plan), choice)}
@@ -126,7 +131,8 @@ def _search(plan: Plan, target: str, op: Op
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
     op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name,
-               "tflite": op.tflite or op.name, "tensorrt": op.tensorrt or op.name, "tosa": op.tosa or op.name,
+               "tflite": op.tflite or op.name, "tensorrt": op.tensorrt or _COMPOSED["tensorrt", op.kind],
+               "tosa": op.tosa or _COMPOSED["tosa", op.kind],
                "stablehlo": op.stablehlo or op.name}[target]
     tried: list[tuple[tuple[int, int], list[Note]]] = []  # combinations ruled out by a deviation
     why: list[str] = []
