@@ -249,6 +249,22 @@ def test_equal_rank_recipes_run_right(target):
     _check(recipes, run_onnx_equivalent(recipes, inputs), expected, rtol=1e-5)
 
 
+def test_tosa_recipes_run_in_the_reference_model():
+    """Where Arm's tosa-tools is installed (not in the lock: it pins numpy < 2.2; a venv of its own): every TOSA
+    recipe's text, all in one function, validated by its tosa-opt (profile pro_fp, level 8K) and run by the TOSA
+    reference model."""
+    pytest.importorskip("tosa_reference_model")
+    from bcast.translation.ops import RULE_OP
+    from bcast.translation.runtimes import run_tosa_reference
+
+    recipes = [translate(plan, to="tosa", op=op) for plan, op in ALL_CASES
+               if RULE_OP.get(plan.rule) not in _NO_FORM["tosa"]]
+    rng = np.random.default_rng(9)
+    inputs = [_inputs(r.plan, rng) for r in recipes]
+    expected = [_expected(r.plan, _CASE_OP[id(r.plan)], xs) for r, xs in zip(recipes, inputs)]
+    _check(recipes, run_tosa_reference(recipes, inputs), expected, rtol=1e-5)
+
+
 def test_stablehlo_recipes_run_right():
     """The recipes' StableHLO text itself, all in one module, compiled by XLA (jax's backend client) and run."""
     pytest.importorskip("jax")

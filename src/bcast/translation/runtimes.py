@@ -8,6 +8,7 @@ reached through their oracle adapters' public functions (:mod:`bcast.frameworks`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ from .text import OV_CONST, ncnn_text, onnx_text, prefixed, renamed, stablehlo_t
 if TYPE_CHECKING:
     from .recipe import Recipe
 
-__all__ = ["model", "onnx_equivalent", "run_many", "run_onnx_equivalent"]
+__all__ = ["model", "onnx_equivalent", "run_many", "run_onnx_equivalent", "run_tosa_reference"]
 
 
 def _onnx_model(recipes: Sequence[Recipe]) -> Any:
@@ -287,6 +288,39 @@ def _run_equal_rank(recipes: Sequence[Recipe], inputs: Sequence[Sequence[Any]]) 
     feeds = _feeds(recipes, inputs)
     return [_execute(recipe, [feeds[prefix + n] for n, _, _ in recipe.inputs], step)
             for recipe, prefix in prefixed(recipes)]
+
+
+def run_tosa_reference(recipes: Iterable[Recipe], inputs: Iterable[Iterable[Any]]) -> list:
+    """TOSA recipes in the TOSA reference model (Arm's ``tosa-tools``, which the lock cannot take: it pins
+    numpy < 2.2): their MLIR text, all in one ``func.func``, through its ``tosa-opt`` (target profile
+    ``pro_fp``, level 8K, validated with strict spec alignment, serialized to a flatbuffer), then run by
+    ``tosa_reference_model.run`` at level EIGHTK.  One output array per recipe."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    reference = require("tosa_reference_model", "running a TOSA recipe in the reference model")
+    from importlib import metadata
+
+    recipes, arrays = list(recipes), [list(x) for x in inputs]
+    opt = Path(str(metadata.distribution("tosa-tools").locate_file("bin/tosa-opt")))
+    with tempfile.TemporaryDirectory() as tmp:
+        source, graph = Path(tmp) / "recipes.mlir", Path(tmp) / "recipes.tosa"
+        source.write_text(_mlir_model(recipes))
+        done = subprocess.run([str(opt), "--tosa-attach-target=profiles=pro_fp level=8k",
+                               "--tosa-validate=strict-op-spec-alignment", "--tosa-serialize",
+                               f"--tosa-flatbuffer-filename={graph}", str(source), "-o", os.devnull],
+                              capture_output=True, text=True, check=False)
+        if done.returncode:
+            raise InputError(f"tosa-opt refused the recipes: {done.stderr.strip()[:500]}")
+        outputs, status = reference.run(graph.read_bytes(), list(_feeds(recipes, arrays).values()),
+                                        tosa_level="EIGHTK")
+    if status != reference.GraphStatus.TOSA_VALID:
+        raise InputError(f"the TOSA reference model refused the recipes: {status}")
+    return [np.asarray(y).view(np.float32).reshape(r.shape) if np.asarray(y).dtype != np.float32
+            else np.asarray(y).reshape(r.shape) for y, r in zip(outputs, recipes)]
 
 
 #: Recipes per StableHLO module: XLA's compile time grows faster than the module, so many recipes go in chunks.
