@@ -24,7 +24,7 @@ INSTALL = {
     "torch": "pip install 'bcast[torch]'",
     "paddle": "pip install 'bcast[paddle]'",
     "jax": "pip install 'bcast[jax]'",
-    "tosa_reference_model": "pip install tosa-tools (it pins numpy < 2.2: not with the test lock)",
+    "tosa_reference_model": "pip install tosa-tools",  # (it pins numpy < 2.2: not with the test lock)
 }
 
 
