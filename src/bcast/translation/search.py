@@ -1,7 +1,8 @@
 """Translate: one framework's broadcast as another framework's explicit ops.
 
 :func:`translate` takes the :class:`~bcast.core.plan.Plan` of a source rule and a
-target (``numpy``, ``onnx``, ``openvino``, ``ncnn`` or ``tflite``) and returns the
+target (``numpy``, ``onnx``, ``openvino``, ``ncnn``, ``tflite``, ``tensorrt``, ``tosa`` or
+``stablehlo``) and returns the
 :class:`Recipe`: the *minimal* sequence of explicit steps -- Reshape /
 Unsqueeze of some inputs, then the op, or the target's broadcast-to op -- that
 makes the target compute what the source computes: the same output shape and
@@ -36,6 +37,20 @@ Recipes are plain data (no runtime is imported to make one):
   ADD ... POW, SELECT_V2 -- within the kernels' rank limit 8, or BROADCAST_TO);
   :meth:`Recipe.model` writes ``.tflite`` models, :meth:`Recipe.run` runs them in
   LiteRT's interpreter.
+- ``tensorrt``: TensorRT's layers, which take inputs of equal rank (NvInfer.h): an IShuffleLayer
+  (``reshape_dims``) for every lower-rank input, then IElementWiseLayer, ISelectLayer or
+  IParametricReLULayer, or a stride-0 ISliceLayer for the broadcast-to rules; rank <= 8; written as
+  the Python network-definition calls.  TensorRT does not run here: :meth:`Recipe.run` runs the steps
+  in bcast's model of it (:mod:`bcast.frameworks.tensorrt`'s ``equal-rank``), :meth:`Recipe.model`
+  is the same graph in ONNX (:func:`~bcast.translation.runtimes.onnx_equivalent`).
+- ``tosa``: TOSA 1.0 in MLIR's TOSA dialect: ``tosa.reshape`` (a ``tosa.const_shape``), then the
+  operator (``tosa.mul`` with its ``shift``; Div of floats ``tosa.reciprocal`` then ``tosa.mul``),
+  or ``tosa.tile``; level 8K (rank <= 6).  :meth:`Recipe.run` runs the steps in bcast's model
+  (:mod:`bcast.frameworks.tosa`), :func:`~bcast.translation.runtimes.run_tosa_reference` in the
+  TOSA reference model where tosa-tools is installed.
+- ``stablehlo``: StableHLO in MLIR: ``stablehlo.broadcast_in_dim`` of every input not of the
+  result's shape (no search: StableHLO has no implicit broadcasting; a transposing plan too), then
+  the op; :meth:`Recipe.run` compiles the text with XLA (jax) and runs it.
 
 Recipes assume float32 tensors (Select's cond: bool): the deviations are
 consulted for that element type, on the CPU plugin for OpenVINO.  Where no
@@ -244,7 +259,7 @@ def translate(*source: Any, to: str, op: str | None = None, rule: str = "numpy",
         The source: one :class:`~bcast.core.plan.Plan` (``bcast.infer(*shapes, rule=..., **attrs)``),
         or the shapes themselves with ``rule``, ``names``, ``policy`` and the rule's
         attributes, as :func:`bcast.infer` takes them: ``translate((2, 3, 4), (3, 4), to="ncnn")``.
-    to : {"numpy", "onnx", "openvino", "ncnn", "tflite"}
+    to : {"numpy", "onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "stablehlo"}
         The target framework.
     op : str, optional
         The op, by bcast's, numpy's, ONNX's, OpenVINO's or ncnn's name (:data:`OPS`):
