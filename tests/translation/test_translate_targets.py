@@ -148,6 +148,7 @@ def test_op_table_matches_the_frameworks_tables():
     (infer((1,) * 7, (1,)), "tosa", None, "the output has rank 7: TOSA's level 8K allows rank 6 at most$"),
     (infer((1,) * 7, (1,), rule="bidirectional"), "tosa", None, "the output has rank 7"),
     (infer((2, 3), (3, 4), rule="onnx-gemm"), "tensorrt", None, "Gemm is a matrix product"),
+    (infer((0, 3), (3,)), "tosa", None, "TOSA 1.0 has no tensor with a 0-size dim$"),
     (infer((1, 3, 2, 2), (3,), rule="openvino-prelu"), "tosa", None, "TOSA has no PReLU operator"),
     (infer((2, 3, 4), (4,), rule="unidirectional"), "stablehlo", "PRelu", "StableHLO has no PReLU op"),
     (infer((2, 3), (3, 4), rule="onnx-gemm"), "stablehlo", None, r"stablehlo.dot_general"),

@@ -220,6 +220,8 @@ def _precheck(plan: Plan, target: str, op: Op) -> str | None:
         return _CANNOT[target, op.kind]
     if target == "stablehlo":  # broadcast_in_dim takes every input, a transposing one too
         return None
+    if target == "tosa" and any(d == 0 for shape in (*plan.inputs, plan.shape) for d in shape):
+        return "TOSA 1.0 has no tensor with a 0-size dim"
     most = EQUAL_RANK.get(target)
     if most is not None and len(plan.shape) > most:
         limit = (f"a TensorRT tensor has at most {most} dims (nvinfer1::Dims::MAX_DIMS)" if target == "tensorrt"
