@@ -23,7 +23,6 @@ INSTALL = {
     "coremltools": "pip install 'bcast[coreml]'",
     "torch": "pip install 'bcast[torch]'",
     "paddle": "pip install 'bcast[paddle]'",
-    "jax": "pip install 'bcast[jax]'",
     "tosa_reference_model": "pip install tosa-tools",  # (it pins numpy < 2.2: not with the test lock)
 }
 
