@@ -8,16 +8,25 @@ from typing import Any
 
 from ..core.dims import is_static
 from ..core.plan import Plan
-from ..frameworks.tensorrt.ops import MAX_RANK as TENSORRT_MAX_RANK
 from ..frameworks.tflite.from_onnx import KERNEL_MAX_RANK as TFLITE_MAX_RANK
-from ..frameworks.tosa.ops import LEVELS as TOSA_LEVELS
 from .ops import Op
 
-__all__ = ["EQUAL_RANK", "Form", "Reshape", "candidates", "forms", "realizable"]
+__all__ = ["EQUAL_RANK", "Form", "Reshape", "candidates", "equal_rank_limit", "forms", "realizable"]
 
-#: The targets whose ops take operands of equal rank (each dim equal or 1), with their rank limit:
-#: TensorRT's ``nvinfer1::Dims::MAX_DIMS``, TOSA's level 8K.
-EQUAL_RANK: dict[str, int] = {"tensorrt": TENSORRT_MAX_RANK, "tosa": TOSA_LEVELS["8K"] or 6}
+#: The targets whose ops take operands of equal rank (each dim equal or 1).
+EQUAL_RANK = ("tensorrt", "tosa")
+
+
+def equal_rank_limit(target: str) -> int:
+    """The rank limit of an equal-rank target: TensorRT's ``nvinfer1::Dims::MAX_DIMS``, TOSA's level 8K
+    (their plug-ins', imported here only when asked: they load numpy)."""
+    if target == "tensorrt":
+        from ..frameworks.tensorrt.ops import MAX_RANK
+
+        return MAX_RANK
+    from ..frameworks.tosa.ops import LEVELS
+
+    return LEVELS["8K"] or 0
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ def forms(target: str, op: Op, plan: Plan) -> list[Form]:
     if op.kind == "broadcast":
         return _broadcast_forms(target, plan)
     if target in EQUAL_RANK:  # TensorRT's IElementWiseLayer, ISelectLayer, IParametricReLULayer; TOSA's operators
-        return [Form("equal-rank", same, (("max_rank", EQUAL_RANK[target]),))]
+        return [Form("equal-rank", same, (("max_rank", equal_rank_limit(target)),))]
     if op.kind == "prelu":
         return [Form({"numpy": "numpy", "onnx": "unidirectional", "openvino": "openvino-prelu"}[target], same)]
     if target == "ncnn":
@@ -79,7 +88,7 @@ def _broadcast_forms(target: str, plan: Plan) -> list[Form]:
     rule, attrs = plan.rule, dict(plan.attrs)
     given, out = tuple(plan.inputs[1]), tuple(plan.shape)
     if target in EQUAL_RANK:  # ISliceLayer with stride 0, TOSA's TILE: data reshaped to the output's rank first
-        return [Form("equal-rank", (0, out), (("max_rank", EQUAL_RANK[target]),))]
+        return [Form("equal-rank", (0, out), (("max_rank", equal_rank_limit(target)),))]
     if target in ("numpy", "tflite"):  # np.broadcast_to, BROADCAST_TO: data into the shape, one way
         return [Form("unidirectional", (out, 0))]
     if target == "onnx":  # Expand: bidirectional

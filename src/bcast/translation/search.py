@@ -91,7 +91,7 @@ from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..frameworks.tflite.deviations import TFLiteRuntime
 from ..rules import infer
 from .build import BUILD, build_stablehlo
-from .forms import EQUAL_RANK, Form, Reshape, candidates, forms, realizable
+from .forms import EQUAL_RANK, Form, Reshape, candidates, equal_rank_limit, forms, realizable
 from .ops import OPS, RULE_OP, Op, source_op, tensors
 from .recipe import TARGETS, Recipe, TranslationError
 
@@ -222,7 +222,7 @@ def _precheck(plan: Plan, target: str, op: Op) -> str | None:
         return None
     if target == "tosa" and any(d == 0 for shape in (*plan.inputs, plan.shape) for d in shape):
         return "TOSA 1.0 has no tensor with a 0-size dim"
-    most = EQUAL_RANK.get(target)
+    most = equal_rank_limit(target) if target in EQUAL_RANK else None
     if most is not None and len(plan.shape) > most:
         limit = (f"a TensorRT tensor has at most {most} dims (nvinfer1::Dims::MAX_DIMS)" if target == "tensorrt"
                  else f"TOSA's level 8K allows rank {most} at most")
