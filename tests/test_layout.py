@@ -32,11 +32,11 @@ def test_test_modules_have_names_of_their_own():
 
 
 def test_helpers_live_in_support():
-    """A module of tests/ that is not a test module (or conftest.py) is a helper of tests/support/, or the
-    convert corpus's own script beside its models."""
+    """A module of tests/ that is not a test module (or conftest.py) is a helper of tests/support/, or a
+    corpus's own script beside its models (a folder named ``*_corpus``)."""
     stray = [p.relative_to(TESTS).as_posix() for p in _python_files()
              if not p.name.startswith("test_") and p.name != "conftest.py"
-             and "support" not in p.parts and "convert_corpus" not in p.parts]
+             and "support" not in p.parts and not any(part.endswith("_corpus") for part in p.parts)]
     assert stray == []
 
 

@@ -30,7 +30,8 @@ SAMPLE = "calibration_image_sample_data_20x128x128x3_float32.npy"
 
 def main(onnx2tf: str) -> None:
     with tempfile.TemporaryDirectory() as work:
-        np.save(os.path.join(work, SAMPLE), np.random.default_rng(0).uniform(0, 1, (20, 128, 128, 3)).astype(np.float32))
+        sample = np.random.default_rng(0).uniform(0, 1, (20, 128, 128, 3)).astype(np.float32)
+        np.save(os.path.join(work, SAMPLE), sample)
         for name in sorted(os.listdir(CORPUS)):
             if not name.endswith(".onnx"):
                 continue
