@@ -47,7 +47,7 @@ def rewrite_equal_ranks(model: Any, checks: Target) -> tuple[Any, list[str], lis
             name = site.inputs[i]
             aligned = plan.aligned_shape(i)
             array = None if shapes is None or name in overridable else shapes.constant(name)
-            if array is not None and not editor.constants:
+            if array is not None and not editor.constants and array.shape == tuple(plan.inputs[i]):
                 node.input[i] = editor.reshaped(name, array, aligned)
                 replaced.add(name)
                 changes.append(f"{site.label}: initializer {plan.names[i]} {name} {format_shape(plan.inputs[i])} "

@@ -8,7 +8,9 @@ TFLite converter's per-op limits stop it (``CONVERTER_MAX_RANK``, ``IsRankSuppor
 (``ApplyExplicitBroadcasting``, ``legalize_tf.cc``) rather than fail.  What is left are the kernels' own
 limits, from the plug-in (:func:`bcast.frameworks.tflite.ops.plan`): inputs of different shapes broadcast
 up to rank 8 (``KERNEL_MAX_RANK``: ``kMaxRank`` of ``BroadcastBinaryOpSimple``); past it the interpreter
-aborts (deviation ``tflite-rank-abort``, attached), SELECT_V2's ``Prepare`` refuses it.  Variadic Max,
+aborts (deviation ``tflite-rank-abort``, attached), SELECT_V2's ``Prepare`` refuses it -- but for ADD
+and MUL of float32 whose shapes take the five-fold fast path, which compute at any rank (deviation
+``tflite-rank-fast-path``: no finding).  Variadic Max,
 Min, Sum and Mean become chains of binary builtins, Gemm's C an ADD to FULLY_CONNECTED's output, Expand
 a BROADCAST_TO of the output's shape.  The deviation records of the interpreter bear on each builtin
 (SELECT_V2 of one-element inputs, ...).  TFLite has no builtin for BitShift's left shift nor for
@@ -20,7 +22,12 @@ not modelled).
 
 from __future__ import annotations
 
+from typing import Any
+
+from onnx import helper
+
 from ...models.deploy import DeployChecks, Route
+from ...models.target import Site
 from .deviations import TFLiteRuntime
 from .from_onnx import FROM_ONNX
 
@@ -53,3 +60,20 @@ class Checks(DeployChecks):
         **{op: f"TFLite has no builtin for {op} that bcast models (TensorFlow's converter would need Flex ops)"
            for op in ("BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor")},
     }
+
+    computing = ("tflite-rank-fast-path",)
+
+    def context(self, site: Site) -> tuple:
+        return (self._element_type(site),)
+
+    def op_attrs(self, site: Site) -> dict[str, Any] | None:
+        element_type = self._element_type(site)
+        return None if element_type is None else {"element_type": element_type}
+
+    def _element_type(self, site: Site) -> str | None:
+        """The numpy name of the node's data type (its last input's: Where's x and y, not its condition)."""
+        elem = self.shapes.elem_type(site.inputs[-1])
+        try:
+            return str(helper.tensor_dtype_to_np_dtype(elem)) if elem else None
+        except (KeyError, ValueError, TypeError):
+            return None
