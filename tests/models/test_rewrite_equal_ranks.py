@@ -53,7 +53,7 @@ def _run(m, feeds) -> list:
 def _ranks_equal(m) -> list:
     """The broadcasting nodes of the main graph whose tensor inputs are not all at the output's rank."""
     out = []
-    for _, node, site in sites(m, Shapes(m)):
+    for _, _, site in sites(m, Shapes(m)):
         if site is None or site.plan is None or site.legacy:
             continue
         skip = {site.op.shape_input, *((0, 1) if site.op.name == "Gemm" else ())}
