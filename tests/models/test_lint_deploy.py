@@ -6,7 +6,9 @@
 - the rules each target models, one row per case (CASES), from the converters' sources;
 - TFLite's verdicts against LiteRT's interpreter: every corpus node lint passes runs as its one-op
   ``.tflite`` and computes numpy's broadcast; a node past the kernels' rank limit, which lint refuses,
-  does not run.
+  does not run;
+- Core ML's verdicts against coremltools 9.0: MIL's type inference on every distinct corpus node, its
+  converter's rank check on the nodes lint flags and on a sample of the others.
 """
 
 from __future__ import annotations
@@ -192,3 +194,39 @@ def test_tflite_verdicts_match_the_interpreter():
                 want = {"ADD": np.add, "MUL": np.multiply}[op](*arrays)
             # (values to float32's precision: the kernels' POW is not numpy's to the last bit)
             assert got.shape == want.shape and np.allclose(got, want, rtol=1e-6, equal_nan=True), (name, node, op)
+
+
+# --------------------------------------------------------------------------- against coremltools' MIL
+
+
+def test_coreml_verdicts_match_mil_and_its_converter():
+    """Each distinct corpus node the coreml target sends to one MIL op on its own inputs: MIL's type inference
+    gives the spec's output shape; the converter's check (ct.convert, no passes) refuses exactly the nodes lint
+    flags (rank 6), and takes a sample of the others."""
+    pytest.importorskip("coremltools")
+    from bcast.frameworks.coreml.lint_coreml import Checks
+    from bcast.frameworks.coreml.oracle import convert_refuses, infer_shape
+    from bcast.models.lint import sites
+    from bcast.models.onnx_model import Shapes, load
+
+    cases, seen = [], set()
+    for path in CORPUS:
+        proto = load(path)
+        flagged = {f.node for f in lint(proto, "coreml")}
+        shapes = Shapes(proto)
+        for _, _, site in sites(proto, shapes):
+            route = Checks.routes.get(site.op.name) if site is not None and site.plan is not None else None
+            if not hasattr(route, "op") or route.operands != "inputs" or route.op == "select":
+                continue
+            if any(shapes.elem_type(n) != 1 for n in site.inputs):  # float32 only
+                continue
+            key = (route.op, site.plan.inputs)
+            if key not in seen:
+                seen.add(key)
+                cases.append((route.op, site.plan.inputs, site.plan.shape, site.label in flagged))
+    assert len(cases) >= 100 and sum(c[3] for c in cases) == 2  # rank6_b1, rank6_b2
+    for op, inputs, out, _ in cases:
+        assert infer_shape(op, inputs) == out, (op, inputs)
+    checked = [c for c in cases if c[3]] + [c for c in cases if not c[3]][:3]
+    for op, inputs, _, flagged in checked:
+        assert (convert_refuses(op, inputs) is not None) == flagged, (op, inputs)
