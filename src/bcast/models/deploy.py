@@ -75,6 +75,9 @@ class DeployChecks(Target):
         return None
 
     def fix(self, site: Site, route: Route, error: BroadcastError | InputError) -> str:
+        if isinstance(error, BroadcastError) and error.kind == "rank":
+            return (f"Reshape around the node to a rank {self.label} {route.op} takes (fold leading 1s, or "
+                    "neighbouring axes that broadcast alike, into one)")
         return f"none that bcast knows: change the shapes so that {self.label} {route.op} takes them"
 
     def operand_shapes(self, site: Site, route: Route) -> list[tuple]:
@@ -101,7 +104,7 @@ class DeployChecks(Target):
         if site.legacy and len({len(s) for s in plan.inputs}) > 1:  # equal ranks align as numpy's
             return [Row("unsupported", site.version.rule, f"{self.label} is checked for numpy broadcasting (opset 7 "
                         "and later); this node has the opset 1-6 broadcast/axis form, with inputs of different ranks",
-                        "`bcast rewrite --target onnx` upgrades it to opset 7")]
+                        "bcast rewrite MODEL --target onnx -o OUT.onnx (upgrades it to opset 7), then lint OUT")]
         route = self.route_of(site)
         if isinstance(route, str):
             return [Row("unsupported", None, route, f"none that bcast knows: express the node with ops {self.label} "

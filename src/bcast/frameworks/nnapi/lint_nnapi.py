@@ -61,7 +61,4 @@ class Checks(DeployChecks):
         if route.op == "SELECT" and site.plan is not None:
             return (f"Expand the inputs to the output's shape {list(site.plan.shape)} (NNAPI's SELECT takes equal "
                     "shapes)")
-        if isinstance(error, BroadcastError) and error.kind == "rank":
-            return ("Reshape the tensors to rank 4 or less around the node (fold leading 1s or dims that do not "
-                    "broadcast)")
         return super().fix(site, route, error)
