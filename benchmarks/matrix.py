@@ -44,11 +44,14 @@ its warm-up and its agreement check against bcast's result (equal first, the tol
 2^20 elements that is not); a second untimed call sizes the repeats.  Then 7 rounds.  Fewer rounds would not
 give the same medians: on 296 cases (every size) the ratio from the first 5 rounds' medians is within 1% of
 the 7 rounds' in geomean per file, 1-2% for the median case, but up to 27% off for a single case (2^22),
-enough to move a bucket's worst.  What is left at 2^26 is the candidates' own calls (nine of each: the first,
-the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's first call
-(onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  ``--list-axes`` prints the estimate of
-a full run and of the cases its options choose (:data:`CASE_S`); a run prints its progress every 100 cases
-to stderr.
+enough to move a bucket's worst (on 364 cases at 2^26, 5 rounds: 95% of ratios within 11%, the worst 65%
+off).  Only calls that cannot decide the verdict take fewer: numpy's and a peer's far slower than bcast,
+where a call lasts 0.25 s (:data:`SLOW_S`).  What is left at 2^26 is the candidates' own calls (nine of each:
+the first, the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's
+first call (onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  :data:`CASE_S` was
+measured before :data:`SLOW_S`: at 2^26 it overestimates the cases it spares (Pow, float16).
+``--list-axes`` prints the estimate of a full run and of the cases its options choose (:data:`CASE_S`); a
+run prints its progress every 100 cases to stderr.
 """
 
 from __future__ import annotations
@@ -351,15 +354,27 @@ def _refusal(e: Exception) -> str:
 #: :func:`interleaved`); longer calls carry the switch from another runtime (~0.5 ms) as a small part of
 #: themselves.
 SETTLE_S = 5e-3
+#: Calls this long are timed in :data:`SLOW_ROUNDS` rounds, not the case's, where their figure cannot
+#: decide the verdict: numpy's (timed beside the peers, it is not one: a case's ratio is bcast / the best of
+#: onnxruntime and OpenVINO), and a peer's whose median after those rounds is :data:`FAR` times bcast's or
+#: more (its share of the ratio is then under 1 / FAR, far from the targets).  At 2^26 numpy's float16 loops
+#: and every power take 0.3-1 s a call: measured, a float16 Mean of three inputs 30.7 s a point (its two out
+#: variants; numpy's 18 calls 13.7 s of it) -> 20.4 s, a float32 Pow by rows 35.0 s -> 25.7 s.
+SLOW_S = 0.25
+SLOW_ROUNDS = 3
+FAR = 2.0
 
 
 def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[str] = (),
-                min_s: float = 2e-3) -> tuple[dict[str, float], dict[str, list[float]]]:
+                min_s: float = 2e-3, spare: Collection[str] = (),
+                peers: Collection[str] = ()) -> tuple[dict[str, float], dict[str, list[float]]]:
     """Median seconds per call of each candidate, interleaved round by round
     (in an order drawn anew each round), and every round's figure; each timing repeats a
     call enough to last ``min_s``, after untimed calls for :data:`SETTLE_S` where a call is
     shorter than that.  ``first``: the candidates whose first, untimed call the caller made
-    (its warm-up); any other is called once here first.
+    (its warm-up); any other is called once here first.  Where a call lasts :data:`SLOW_S`, ``spare``
+    (no yardstick of the ratio) and ``peers`` :data:`FAR` times slower than ``bcast`` stop after
+    :data:`SLOW_ROUNDS` rounds.
 
     Why the untimed call and the drawn order: a call right after another runtime's is slower
     than the same call after itself (caches refilled, the other's threads still awake).
@@ -373,7 +388,7 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
     0.45 after ten; onnxruntime 0.58, 0.51, 0.40, 0.25), hence untimed calls for 5 ms."""
     names = list(cands)
     order = random.Random(len(names))
-    inner, settle = {}, {}
+    inner, settle, slow = {}, {}, {}
     for n, f in cands.items():  # warm up (unless done), and size the repeats
         if n not in first:
             f()
@@ -384,8 +399,13 @@ def interleaved(cands: dict[str, Callable], *, rounds: int, first: Collection[st
         once = time.perf_counter() - t0
         inner[n] = max(1, min(10_000, int(min_s / max(once, 1e-7))))
         settle[n] = once < SETTLE_S
+        slow[n] = once >= SLOW_S
     times: dict[str, list[float]] = {n: [] for n in names}
-    for _ in range(rounds):
+    for r in range(rounds):
+        if r == SLOW_ROUNDS:  # the slow calls whose figure cannot decide the verdict stop here
+            base = statistics.median(times["bcast"]) if "bcast" in times else math.inf
+            names = [n for n in names if not slow[n]
+                     or not (n in spare or n in peers and statistics.median(times[n]) >= FAR * base)]
         for n in order.sample(names, len(names)):
             f, reps = cands[n], inner[n]
             if settle[n]:
@@ -406,21 +426,41 @@ AGREE_BLOCK = 2**20
 
 
 def _agrees(got, want) -> bool:
-    """``got`` equals ``want`` (floats: within rtol = atol = 1e-5, float16 2e-3, NaN equal to NaN).  Checked
-    block by block: equal values first, the tolerance only on a block that is not equal.  Measured on five
-    2^26 float64 results: 7.8 s as one ``np.allclose`` of float64 copies; blocks of equal results ~0.1 s each."""
+    """``got`` equals ``want`` (floats: within rtol = atol = 1e-5, float16 2e-3, NaN equal to NaN, an
+    infinity equal to itself).  Checked block by block: equal values first, the tolerance only on a block
+    that is not equal, and the NaNs and infinities only on its elements outside the tolerance.  Measured on
+    five 2^26 float64 results: 7.8 s as one ``np.allclose`` of float64 copies; blocks of equal results ~0.1 s
+    each.  A 2^26 float16 Mean of three inputs (its peers round once where bcast rounds each step: no block
+    is equal): its ten checks took 8.4 s with ``np.allclose`` on float64 blocks, 4.4 s so (0.38 s a check, most
+    of it numpy's float16 conversion)."""
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return False
     g, w = got.reshape(-1), want.reshape(-1)
     tol = 2e-3 if want.dtype == np.float16 else 1e-5
+    wide = np.float32 if want.dtype == np.float16 else np.float64  # (every float16 is a float32)
+    bufs = None  # the tolerance's work arrays, made once (fresh pages for each block cost more than the check)
     for i in range(0, w.size, AGREE_BLOCK):
         a, b = g[i:i + AGREE_BLOCK], w[i:i + AGREE_BLOCK]
         if np.array_equal(a, b):
             continue
-        if want.dtype.kind != "f" or not np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol,
-                                                     atol=tol, equal_nan=True):
+        if want.dtype.kind != "f":
             return False
+        if bufs is None:
+            bufs = np.empty((4, min(AGREE_BLOCK, w.size)), wide), np.empty(min(AGREE_BLOCK, w.size), bool)
+        (x, y, d, t), near = bufs[0][:, :a.size], bufs[1][:a.size]
+        np.copyto(x, a), np.copyto(y, b)
+        with np.errstate(invalid="ignore"):
+            np.abs(np.subtract(x, y, out=d), out=d)
+            np.abs(y, out=t)
+            t *= tol
+            t += tol
+            np.less_equal(d, t, out=near)  # (NaN, and inf - inf, are not near)
+        if not near.all():
+            far = ~near
+            a, b = x[far], y[far]
+            if not np.all((a == b) | (np.isnan(a) & np.isnan(b))):
+                return False
     return True
 
 
@@ -495,7 +535,8 @@ def _run_variant(case: Case, inputs: list[np.ndarray], want: np.ndarray, peer: d
     for name, (run, run_into) in peer.items():
         cands[name] = (lambda g=run_into: g(out)) if into else run
     disagree = _first_calls(cands, want, refused)
-    t, per_round = interleaved(cands, rounds=rounds, first=list(cands))
+    t, per_round = interleaved(cands, rounds=rounds, first=list(cands), spare=("numpy",),
+                               peers=[n for n in cands if n not in ("bcast", "numpy")])
     # a peer that computes something else (OpenVINO saturates uint8 Sub) is no yardstick
     best = min((n for n in t if n.startswith(("ort", "ov")) and n not in disagree), key=t.__getitem__,
                default=None)

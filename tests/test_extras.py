@@ -28,6 +28,8 @@ CASES = {
                                    "and onnxruntime: pip install 'bcast[onnx]' onnxruntime"),
     "recipe-ncnn-run": ("ncnn", "bcast.translate((2, 3), (3,), to='ncnn').run(np.ones((2, 3), 'f4'), "
                         "np.ones(3, 'f4'))", "running an ncnn recipe needs ncnn: pip install ncnn"),
+    "recipe-stablehlo-run": ("jax", "bcast.translate((2, 3), (3,), to='stablehlo').run(np.ones((2, 3), 'f4'), "
+                             "np.ones(3, 'f4'))", "running a StableHLO recipe needs jax: pip install jax"),
     "tflite-oracle": ("ai_edge_litert", "from bcast.frameworks.tflite import oracle; oracle.version()",
                       "the TFLite oracle needs ai_edge_litert: pip install 'bcast[tflite]'"),
     "strategies": ("hypothesis", "import bcast.strategies",

@@ -47,12 +47,13 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (nev
     from .translation.search import TranslationError, translate  # noqa: F401
 
 
-def lint(model, target: str = "onnx") -> "list[Finding]":
-    """Check every broadcasting node of an ONNX model for ``target``: :func:`bcast.models.lint.lint`
-    (needs the onnx package, loaded on the first call: ``pip install 'bcast[onnx]'``)."""
+def lint(model, target: str = "onnx", layout: "str | None" = None) -> "list[Finding]":
+    """Check every broadcasting node of an ONNX model for ``target`` (and, with ``layout``, the layout
+    change a converter makes: ``"NCHW:NHWC"``): :func:`bcast.models.lint.lint` (needs the onnx package,
+    loaded on the first call: ``pip install 'bcast[onnx]'``)."""
     from .models.lint import lint as _lint
 
-    return _lint(model, target)
+    return _lint(model, target, layout)
 
 
 def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":

@@ -151,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin), tensorrt (the ONNX-TensorRT "
                    "parser), tflite (a converter's builtins, LiteRT's kernels), coreml (MIL, rank <= 5), tosa "
                    "(onnx-mlir, level 8K), webnn, nnapi (their op tables); default onnx")
+    p.add_argument("--layout", metavar="FROM:TO",
+                   help="a layout change the converter makes to the activations and not to the constants "
+                   "(NCHW:NHWC, as onnx2tf does; several joined by commas, one per rank; channels-last: "
+                   "NCW:NWC,NCHW:NHWC,NCDHW:NDHWC): every broadcast it breaks is a finding, with the permuted "
+                   "shape the constant needs")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
@@ -532,11 +537,12 @@ def _count(n: int, word: str) -> str:
 def _cmd_lint(args, out) -> int:
     from .models.lint import format_finding, lint_report
 
-    report = lint_report(args.model, args.target)
+    report = lint_report(args.model, args.target, args.layout)
     if args.json:
         print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
     else:
-        head = (f"{args.model} (opset {report.opset}, target {args.target}): checked "
+        layout = f", layout {args.layout}" if args.layout else ""
+        head = (f"{args.model} (opset {report.opset}, target {args.target}{layout}): checked "
                 f"{_count(report.checked, 'broadcasting node')} of {report.nodes}")
         print(f"{head}: " + (_count(len(report.findings), "finding") if report.findings else "ok"), file=out)
         for f in report.findings:

@@ -26,7 +26,7 @@ from bcast.translation.search import TranslationError, translate
 from support.fuzz_harness import fuzz, only_documented, time_limit
 from support.fuzz_inputs import attrs_for, names_values, policies, shapes, valid_dims, valid_shapes
 
-TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite")
+TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "stablehlo")
 
 
 def _one_line(e: Exception) -> None:

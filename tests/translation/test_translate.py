@@ -217,6 +217,63 @@ def test_tflite_recipes_run_right():
     _check(recipes, got, expected, rtol=1e-5)
 
 
+_NO_FORM = {"tensorrt": {"Gemm"}, "tosa": {"PRelu", "Gemm"}, "stablehlo": {"PRelu", "Gemm"}}
+_CASE_OP = {id(plan): op for plan, op in ALL_CASES}
+
+
+def _no_form_only(target, refused):
+    """The refused cases are those of the ops the target has no form of, each saying so."""
+    from bcast.translation.ops import RULE_OP
+
+    ops = {RULE_OP.get(plan.rule) for plan, _ in refused}
+    assert ops <= _NO_FORM[target], [str(e) for _, e in refused]
+    assert all("no recipe is written for it" in e.reason for _, e in refused), refused[0][1]
+
+
+@pytest.mark.parametrize("target", ["tensorrt", "tosa"])
+def test_equal_rank_recipes_run_right(target):
+    """TensorRT and TOSA do not run here (TensorRT needs an NVIDIA GPU; tosa-tools' reference model pins numpy < 2.2,
+    which the lock cannot take): every recipe runs step by step in bcast's model of the target (each layer or
+    operator planned by the plug-in's equal-rank rule, which refuses operands of unequal rank), and the same
+    graph (Reshape, then the ONNX op of each layer) runs in onnxruntime: both must give the source rule's result."""
+    recipes, got, expected, refused = _run_target(target)
+    assert len(recipes) + len(refused) == len(ALL_CASES) and len(recipes) >= 0.85 * len(ALL_CASES)
+    _no_form_only(target, refused)
+    _check(recipes, got, expected, rtol=1e-5)
+    pytest.importorskip("onnxruntime")
+    from bcast.translation.runtimes import run_onnx_equivalent
+
+    rng = np.random.default_rng(8)
+    inputs = [_inputs(r.plan, rng) for r in recipes]
+    expected = [_expected(r.plan, _CASE_OP[id(r.plan)], xs) for r, xs in zip(recipes, inputs)]
+    _check(recipes, run_onnx_equivalent(recipes, inputs), expected, rtol=1e-5)
+
+
+def test_tosa_recipes_run_in_the_reference_model():
+    """Where Arm's tosa-tools is installed (not in the lock: it pins numpy < 2.2; a venv of its own): every TOSA
+    recipe's text, all in one function, validated by its tosa-opt (profile pro_fp, level 8K) and run by the TOSA
+    reference model."""
+    pytest.importorskip("tosa_reference_model")
+    from bcast.translation.ops import RULE_OP
+    from bcast.translation.runtimes import run_tosa_reference
+
+    recipes = [translate(plan, to="tosa", op=op) for plan, op in ALL_CASES
+               if RULE_OP.get(plan.rule) not in _NO_FORM["tosa"]]
+    rng = np.random.default_rng(9)
+    inputs = [_inputs(r.plan, rng) for r in recipes]
+    expected = [_expected(r.plan, _CASE_OP[id(r.plan)], xs) for r, xs in zip(recipes, inputs)]
+    _check(recipes, run_tosa_reference(recipes, inputs), expected, rtol=1e-5)
+
+
+def test_stablehlo_recipes_run_right():
+    """The recipes' StableHLO text itself, all in one module, compiled by XLA (jax's backend client) and run."""
+    pytest.importorskip("jax")
+    recipes, got, expected, refused = _run_target("stablehlo")
+    assert len(recipes) + len(refused) == len(ALL_CASES) and len(recipes) >= 0.85 * len(ALL_CASES)
+    _no_form_only("stablehlo", refused)
+    _check(recipes, got, expected, rtol=1e-5)
+
+
 # --------------------------------------------------------------------------- fixed cases: minimality
 
 
@@ -354,7 +411,7 @@ def test_no_recipe_says_why(plan, target, match):
 
 @pytest.mark.parametrize("source, to, op, match", [
     ((infer((2, 3), (3,)),), "caffe", None,
-     "unknown target 'caffe'; the targets are: numpy, onnx, openvino, ncnn, tflite"),
+     "unknown target 'caffe'; the targets are: numpy, onnx, openvino, ncnn, tflite, tensorrt"),
     (((2, 3), (3,)), "caffe", None, "unknown target 'caffe'"),  # shapes, as infer takes them
     ((infer((2, 3), (3,)),), "onnx", "Foo", "unknown op 'Foo'"),
     ((infer((2, 3), (3,)),), "onnx", "Where", r"Where takes 3 inputs; the plan has 2 \(A, B\)"),

@@ -23,6 +23,7 @@ INSTALL = {
     "coremltools": "pip install 'bcast[coreml]'",
     "torch": "pip install 'bcast[torch]'",
     "paddle": "pip install 'bcast[paddle]'",
+    "tosa_reference_model": "pip install tosa-tools",  # (it pins numpy < 2.2: not with the test lock)
 }
 
 

@@ -76,6 +76,7 @@ from ..frameworks.onnx import ops as bonnx
 from ..rules._cache import BoundedCache
 from .findings import Finding, Report, format_finding
 from .graphs import Walk, holds_graphs
+from .layout import constant_names, layout_rows, parse_layout
 from .target import Row, Site, Target, found
 from .values import value_rows
 
@@ -285,10 +286,11 @@ def checker(target: str, shapes: Shapes, graph: Any) -> Target:
     return TARGET_CHECKS[target](shapes, graph)
 
 
-def lint_report(model, target: str = "onnx") -> Report:
+def lint_report(model, target: str = "onnx", layout: str | None = None) -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
     if target not in TARGETS:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
+    layouts = parse_layout(layout) if layout is not None else None
     locations: list[str] = []
     proto = load(model, locations=locations)
     shapes = Shapes(proto)
@@ -298,15 +300,17 @@ def lint_report(model, target: str = "onnx") -> Report:
     checks = checker(target, shapes, proto.graph)
     if isinstance(model, (str, os.PathLike)):  # the file's own name and its external data files
         checks.source = (os.fspath(model), tuple(locations))
-    _lint_graph(proto.graph, shapes, checks, (), walk, report, {})
+    _lint_graph(proto.graph, shapes, checks, (), walk, report, {},
+                (layouts, constant_names(proto)) if layouts else None)
     report.findings += checks.finish(proto)  # nodes the converter cannot take at all (not broadcasting sites)
     return report
 
 
 def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, ...], walk: Walk, report: Report,
-                failed: dict[str, str]) -> None:
+                failed: dict[str, str], layout: tuple | None = None) -> None:
     """Lint one graph (and, depth first, the graphs inside its nodes) into ``report``.  ``failed``: output
-    name -> label of the node that made it without a plan."""
+    name -> label of the node that made it without a plan; ``layout``: the layout changes and the model's
+    constants (:func:`bcast.models.layout.layout_rows`), or None."""
     target = checker.name
     report.nodes += len(graph.node)
     for i, node, site in sites(graph, shapes, prefix):
@@ -315,7 +319,7 @@ def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, 
             here = (*prefix, node_label(node, i))
             for name, sub, inner, nested in walk.scopes(node, i, shapes):
                 _lint_graph(sub, inner, checker.child(inner, sub, nested, node),
-                            (*here, name), walk, report, failed)
+                            (*here, name), walk, report, failed, layout)
         if site is None:
             continue
         report.checked += 1
@@ -330,6 +334,8 @@ def _lint_graph(graph: Any, shapes: Shapes, checker: Target, prefix: tuple[str, 
             rows += found
             rows += value_rows(checker.decisive_runtimes, checker.route(site),
                                partial(_elem_types, shapes, site.inputs), site.op.name)
+            if layout is not None:
+                rows += layout_rows(site, *layout)
         else:
             failed.update({o: site.label for o in node.output})
         report.findings += [_make(site, target, r) for r in rows]
@@ -339,7 +345,7 @@ def _elem_types(shapes: Shapes, names: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(map(shapes.elem_type, names))
 
 
-def lint(model: Any, target: str = "onnx") -> list[Finding]:
+def lint(model: Any, target: str = "onnx", layout: str | None = None) -> list[Finding]:
     """Check every broadcasting node of an ONNX model for ``target``.
 
     Parameters
@@ -348,6 +354,9 @@ def lint(model: Any, target: str = "onnx") -> list[Finding]:
         The model (a path: read whole, external data checked to stay in its folder).
     target : {"onnx", "ncnn", "openvino", "onnx2ncnn"}
         The runtime the model is for (see the module docstring).
+    layout : str, optional
+        A layout change the converter makes (``"NCHW:NHWC"``, ``"channels-last"``): the broadcasts
+        it breaks are findings too (:mod:`bcast.models.layout`).
 
     Returns
     -------
@@ -357,6 +366,6 @@ def lint(model: Any, target: str = "onnx") -> list[Finding]:
     Raises
     ------
     InputError
-        The file is not a whole ONNX model, or the target is unknown.
+        The file is not a whole ONNX model, the target is unknown, or the layout malformed.
     """
-    return lint_report(model, target).findings
+    return lint_report(model, target, layout).findings

@@ -6,14 +6,15 @@ from __future__ import annotations
 import keyword
 from collections.abc import Callable, Sequence
 
+from ..core._format import format_shape
 from ..core.dims import is_static
 from ..core.plan import Plan
 from .forms import Form, Reshape
 from .ops import Op, tensors
-from .recipe import Recipe
+from .recipe import Recipe, TranslationError
 from .step import Step
 
-__all__ = ["BUILD"]
+__all__ = ["BUILD", "build_stablehlo"]
 
 Make = Callable[[Reshape, str, str], Step]
 
@@ -144,7 +145,109 @@ def _build_tflite(plan: Plan, op: Op, form: Form, reshapes: Sequence[Reshape], a
     return _recipe(plan, op, "tflite", op.tflite, names, steps, avoided)
 
 
+def _build_tensorrt(plan: Plan, op: Op, form: Form, reshapes: Sequence[Reshape], avoided: tuple) -> Recipe:
+    """IShuffleLayer reshapes (``reshape_dims``: the input with 1s prepended or put where it has no axis), then
+    IElementWiseLayer (its ElementWiseOperation), ISelectLayer or IParametricReLULayer; Expand: an ISliceLayer
+    of the output's shape with stride 0 along the stretched axes (onnx-tensorrt's Expand importer does so)."""
+    def make(r: Reshape, src: str, dst: str) -> Step:
+        return Step("IShuffleLayer", (src,), dst, (("reshape_dims", r.shape),))
+
+    names = _names(plan, "tensorrt")
+    steps, values = _reshape_steps(plan, "tensorrt", names, reshapes, make)
+    if op.kind == "broadcast":
+        given = _given_shape(plan, reshapes)
+        out = tuple(plan.shape)
+        stride = tuple(0 if d == 1 and o != 1 else 1 for d, o in zip(given, out))
+        steps.append(Step("ISliceLayer", tuple(values), "y", (("start", (0,) * len(out)), ("shape", out),
+                                                               ("stride", stride))))
+        return _recipe(plan, op, "tensorrt", "Slice", names, steps, avoided)
+    assert op.tensorrt is not None  # (the precheck refuses Gemm)
+    layer = {"where": "ISelectLayer", "prelu": "IParametricReLULayer"}.get(op.kind, "IElementWiseLayer")
+    attrs = (("op", op.tensorrt),) if layer == "IElementWiseLayer" else ()
+    steps.append(Step(layer, tuple(values), "y", attrs))
+    return _recipe(plan, op, "tensorrt", op.tensorrt, names, steps, avoided)
+
+
+def _given_shape(plan: Plan, reshapes: Sequence[Reshape]) -> tuple:
+    """Data's shape as the broadcast op takes it: reshaped, or as it is."""
+    for r in reshapes:
+        if r.i == 0:
+            return tuple(r.shape)
+    return tuple(plan.inputs[0])
+
+
+def _build_tosa(plan: Plan, op: Op, form: Form, reshapes: Sequence[Reshape], avoided: tuple) -> Recipe:
+    """TOSA RESHAPE (``new_shape``: a ``tosa.const_shape``), then the operator (MUL with its ``shift`` 0); Div of
+    floats: RECIPROCAL of the divisor, then MUL (TOSA's INTDIV is for integers); Expand: TILE, the data
+    reshaped to the output's rank, ``multiples`` the output's dim where the data's is 1 and differs."""
+    def make(r: Reshape, src: str, dst: str) -> Step:
+        return Step("RESHAPE", (src,), dst, (("new_shape", r.shape),))
+
+    names = _names(plan, "tosa")
+    steps, values = _reshape_steps(plan, "tosa", names, reshapes, make)
+    if op.kind == "broadcast":
+        given = _given_shape(plan, reshapes)
+        multiples = tuple(o if d == 1 else 1 for d, o in zip(given, plan.shape))
+        steps.append(Step("TILE", tuple(values), "y", (("multiples", multiples),)))
+        return _recipe(plan, op, "tosa", "TILE", names, steps, avoided)
+    if op.name == "Div":
+        steps.append(Step("RECIPROCAL", (values[1],), f"{values[1]}_inv"))
+        steps.append(Step("MUL", (values[0], f"{values[1]}_inv"), "y", (("shift", 0),)))
+        return _recipe(plan, op, "tosa", "RECIPROCAL+MUL", names, steps, avoided)
+    assert op.tosa is not None  # (the precheck refuses PRelu and Gemm)
+    steps.append(Step(op.tosa, tuple(values), "y", (("shift", 0),) if op.tosa == "MUL" else ()))
+    return _recipe(plan, op, "tosa", op.tosa, names, steps, avoided)
+
+
+def _static(shape: Sequence) -> bool:
+    return all(is_static(d) for d in shape)
+
+
+def _as_is(plan: Plan, op: Op, i: int) -> bool:
+    """Whether StableHLO's op takes input ``i`` as it is: of the result's shape, axes in place (or select's
+    rank-0 ``pred``, spec "select" C1)."""
+    if op.kind == "where" and i == 0 and not plan.inputs[0]:
+        return True
+    return op.kind != "broadcast" and plan.axis_maps[i] == tuple(range(len(plan.shape))) and (
+        tuple(plan.inputs[i]) == tuple(plan.shape))
+
+
+def build_stablehlo(plan: Plan, op: Op) -> Recipe:
+    """StableHLO has no implicit broadcasting (spec "add" C1): each input not already of the result's shape is
+    ``broadcast_in_dim`` to it (``broadcast_dimensions``: the output axis of each of its axes, in any order: a
+    transposing source plan too), after a ``reshape`` that drops the size-1 axes landing on none (PDPD's
+    trailing 1s); then the op.  Expand is ``broadcast_in_dim`` itself.  The result type of both is static."""
+    names = _names(plan, "stablehlo")
+    steps: list[Step] = []
+    values = list(names)
+    for k, i in enumerate(tensors(plan)):
+        if _as_is(plan, op, i):
+            continue
+        amap = plan.axis_maps[i]
+        src = names[k]
+        if None in amap:
+            kept = tuple(d for d, ax in zip(plan.inputs[i], amap) if ax is not None)
+            if not _static(kept):
+                raise TranslationError(plan, "stablehlo", f"{plan.names[i]} {format_shape(plan.inputs[i])} must be "
+                                       f"reshaped to {format_shape(kept)} (stablehlo.reshape), which needs static dims")
+            steps.append(Step("reshape", (src,), f"{src}_0", (("shape", kept),)))
+            src = f"{src}_0"
+        if not _static(plan.shape):
+            raise TranslationError(plan, "stablehlo", f"{plan.names[i]} {format_shape(plan.inputs[i])} must be "
+                                   f"broadcast to {format_shape(plan.shape)}: broadcast_in_dim's result type is static "
+                                   "(the recipe does not write dynamic_broadcast_in_dim)")
+        dims = tuple(ax for ax in amap if ax is not None)
+        dst = "y" if op.kind == "broadcast" else f"{names[k]}_1"
+        steps.append(Step("broadcast_in_dim", (src,), dst, (("broadcast_dimensions", dims),
+                                                           ("shape", tuple(plan.shape)))))
+        values[k] = dst
+    if op.kind != "broadcast":
+        assert op.stablehlo is not None  # (the precheck refuses PRelu and Gemm)
+        steps.append(Step(op.stablehlo, tuple(values), "y"))
+    return _recipe(plan, op, "stablehlo", op.stablehlo or op.name, names, steps, ())
+
+
 #: Target -> its builder ``(plan, op, form, reshapes, avoided) -> Recipe``.
 BUILD: dict[str, Callable[[Plan, Op, Form, Sequence[Reshape], tuple], Recipe]] = {
     "numpy": _build_numpy, "onnx": _build_onnx, "openvino": _build_openvino, "ncnn": _build_ncnn,
-    "tflite": _build_tflite}
+    "tflite": _build_tflite, "tensorrt": _build_tensorrt, "tosa": _build_tosa}

@@ -11,7 +11,22 @@ from ..core.plan import Plan
 from ..frameworks.tflite.from_onnx import KERNEL_MAX_RANK as TFLITE_MAX_RANK
 from .ops import Op
 
-__all__ = ["Form", "Reshape", "candidates", "forms", "realizable"]
+__all__ = ["EQUAL_RANK", "Form", "Reshape", "candidates", "equal_rank_limit", "forms", "realizable"]
+
+#: The targets whose ops take operands of equal rank (each dim equal or 1).
+EQUAL_RANK = ("tensorrt", "tosa")
+
+
+def equal_rank_limit(target: str) -> int:
+    """The rank limit of an equal-rank target: TensorRT's ``nvinfer1::Dims::MAX_DIMS``, TOSA's level 8K
+    (their plug-ins', imported here only when asked: they load numpy)."""
+    if target == "tensorrt":
+        from ..frameworks.tensorrt.ops import MAX_RANK
+
+        return MAX_RANK
+    from ..frameworks.tosa.ops import LEVELS
+
+    return LEVELS["8K"] or 0
 
 
 @dataclass(frozen=True)
@@ -37,6 +52,8 @@ def forms(target: str, op: Op, plan: Plan) -> list[Form]:
         return [Form("onnx-gemm", same, keep, keep, reshape=False)]
     if op.kind == "broadcast":
         return _broadcast_forms(target, plan)
+    if target in EQUAL_RANK:  # TensorRT's IElementWiseLayer, ISelectLayer, IParametricReLULayer; TOSA's operators
+        return [Form("equal-rank", same, (("max_rank", equal_rank_limit(target)),))]
     if op.kind == "prelu":
         return [Form({"numpy": "numpy", "onnx": "unidirectional", "openvino": "openvino-prelu"}[target], same)]
     if target == "ncnn":
@@ -70,6 +87,8 @@ def _broadcast_forms(target: str, plan: Plan) -> list[Form]:
     the general form, data (reshaped) broadcast to the output shape."""
     rule, attrs = plan.rule, dict(plan.attrs)
     given, out = tuple(plan.inputs[1]), tuple(plan.shape)
+    if target in EQUAL_RANK:  # ISliceLayer with stride 0, TOSA's TILE: data reshaped to the output's rank first
+        return [Form("equal-rank", (0, out), (("max_rank", equal_rank_limit(target)),))]
     if target in ("numpy", "tflite"):  # np.broadcast_to, BROADCAST_TO: data into the shape, one way
         return [Form("unidirectional", (out, 0))]
     if target == "onnx":  # Expand: bidirectional
@@ -118,6 +137,9 @@ def candidates(plan: Plan, i: int, reshape: bool, target: str) -> list[Reshape |
     return out
 
 
-def realizable(r: Reshape | None) -> bool:
-    """Whether the target can make the reshape: an insertion of 1s, or a reshape to static dims."""
-    return r is None or r.axes is not None or all(is_static(d) for d in r.shape)
+def realizable(r: Reshape | None, target: str) -> bool:
+    """Whether the target can make the reshape: an insertion of 1s, or a reshape to static dims (TensorRT's
+    and TOSA's reshapes take their shape as constants: static dims only)."""
+    if r is None:
+        return True
+    return (r.axes is not None and target not in EQUAL_RANK) or all(is_static(d) for d in r.shape)

@@ -38,6 +38,9 @@ class Op:
     ncnn: int | None = None
     ncnn_name: str | None = None
     tflite: str | None = None  # TFLite's builtin, or None where it has none
+    tensorrt: str | None = None  # TensorRT's layer (ElementWiseOperation member, Select, ParametricReLU), or None
+    tosa: str | None = None  # TOSA's operator, or None where the recipe composes it (Div) or TOSA has none
+    stablehlo: str | None = None  # StableHLO's op, or None where it has none
 
 
 #: The ops, by ONNX name, with numpy's function for each (in the order :data:`OPS` lists them).
@@ -47,19 +50,31 @@ _NUMPY = {"Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "
 _KINDS = {"Where": "where", "PRelu": "prelu", "Gemm": "gemm", "Expand": "broadcast"}  # the others: binary
 #: The ops OpenVINO's recipe composes itself (Gemm: MatMul, then Add of C; Expand: Broadcast).
 _OPENVINO_COMPOSED = {"Gemm": "MatMul", "Expand": "Broadcast"}
+#: TensorRT's layer API (NvInfer.h: ``ElementWiseOperation``, ``ISelectLayer``, ``IParametricReLULayer``;
+#: :mod:`bcast.frameworks.tensorrt.ops`); Expand is a strided ``ISliceLayer`` (the recipe's), Gemm has no form.
+_TENSORRT = {"Add": "SUM", "Sub": "SUB", "Mul": "PROD", "Div": "DIV", "Max": "MAX", "Min": "MIN", "Pow": "POW",
+             "Where": "Select", "PRelu": "ParametricReLU"}
+#: TOSA's operators (the specification's names, :mod:`bcast.frameworks.tosa.ops`); Div of floats is
+#: RECIPROCAL then MUL (TOSA's INTDIV is for integers), Expand is TILE; PRelu and Gemm have no form.
+_TOSA = {"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Max": "MAXIMUM", "Min": "MINIMUM", "Pow": "POW",
+         "Where": "SELECT"}
+#: StableHLO's ops (openxla/stablehlo docs/spec.md, :mod:`bcast.frameworks.stablehlo.ops`).
+_STABLEHLO = {"Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "Max": "maximum",
+              "Min": "minimum", "Pow": "power", "Where": "select", "Expand": "broadcast_in_dim"}
 
 
 def _row(name: str) -> Op:
     ncnn = NCNN_FROM_ONNX.get(name)
     openvino = OPENVINO_FROM_ONNX.get(name) or _OPENVINO_COMPOSED[name]
     return Op(name, _KINDS.get(name, "binary"), _NUMPY[name], name, openvino,
-              None if ncnn is None else ncnn_code(ncnn), ncnn, TFLITE_FROM_ONNX.get(name))
+              None if ncnn is None else ncnn_code(ncnn), ncnn, TFLITE_FROM_ONNX.get(name), _TENSORRT.get(name),
+              _TOSA.get(name), _STABLEHLO.get(name))
 
 
 #: The op table: bcast's (ONNX's) name first; any of the names below selects the op.
 OPS = tuple(_row(name) for name in _NUMPY)
-_BY_NAME = {alias.lower(): o for o in OPS for alias in (o.name, o.numpy, o.onnx, o.openvino, o.ncnn_name, o.tflite)
-            if alias}
+_BY_NAME = {alias.lower(): o for o in OPS for alias in (o.name, o.numpy, o.onnx, o.openvino, o.ncnn_name, o.tflite,
+                                                         o.tensorrt, o.tosa, o.stablehlo) if alias}
 
 #: Source rules whose op is fixed; every other rule is element-wise (a binary op, or Where for 3 inputs).
 RULE_OP = {
@@ -75,7 +90,7 @@ def find(name: Any) -> Op:
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
         raise InputError(f"translate: unknown op {brief(name)}; the ops are: {', '.join(o.name for o in OPS)} "
-                         "(or their numpy, onnx, openvino, ncnn or tflite names)")
+                         "(or any target's name for them)")
     return found
 
 

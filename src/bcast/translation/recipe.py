@@ -16,7 +16,7 @@ from .text import TEXT
 __all__ = ["TARGETS", "Recipe", "TranslationError"]
 
 #: The frameworks a plan translates to.
-TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite")
+TARGETS = ("numpy", "onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "stablehlo")
 
 
 class TranslationError(ValueError):
@@ -68,7 +68,8 @@ class Recipe:
 
     def text(self) -> str:
         """The target's own text: a numpy expression, ONNX's textual syntax, OpenVINO
-        ops, or an ncnn .param file.  It holds only where ``plan.constraints`` hold
+        ops, an ncnn .param file, TFLite builtins, TensorRT's Python network definition, TOSA or
+        StableHLO in MLIR.  It holds only where ``plan.constraints`` hold
         (symbolic dims: ``N == M or N == 1 or M == 1``)."""
         return TEXT[self.target]([(self, "")])
 
@@ -90,10 +91,12 @@ class Recipe:
     def model(self) -> Any:
         """The recipe as the target's model: an ``onnx.ModelProto``, an ``openvino.Model``,
         the ncnn ``.param`` text, for numpy the expression's code object, for TFLite a list holding
-        the ``.tflite`` model's bytes."""
+        the ``.tflite`` model's bytes, for TOSA and StableHLO the MLIR text, for TensorRT the same
+        graph as an ONNX model."""
         return runtimes.model([self])
 
     def run(self, *arrays: Any) -> Any:
         """Run the recipe on the real target (numpy, onnxruntime, OpenVINO's CPU plugin,
-        ncnn, TFLite's interpreter) with ``arrays`` as its inputs, in order; returns the output array."""
+        ncnn, TFLite's interpreter, XLA for StableHLO; for TensorRT and TOSA, which do not run here,
+        bcast's step-by-step model of them) with ``arrays`` as its inputs, in order; returns the output array."""
         return runtimes.run_many([self], [arrays])[0]

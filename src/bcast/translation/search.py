@@ -1,7 +1,8 @@
 """Translate: one framework's broadcast as another framework's explicit ops.
 
 :func:`translate` takes the :class:`~bcast.core.plan.Plan` of a source rule and a
-target (``numpy``, ``onnx``, ``openvino``, ``ncnn`` or ``tflite``) and returns the
+target (``numpy``, ``onnx``, ``openvino``, ``ncnn``, ``tflite``, ``tensorrt``, ``tosa`` or
+``stablehlo``) and returns the
 :class:`Recipe`: the *minimal* sequence of explicit steps -- Reshape /
 Unsqueeze of some inputs, then the op, or the target's broadcast-to op -- that
 makes the target compute what the source computes: the same output shape and
@@ -36,6 +37,20 @@ Recipes are plain data (no runtime is imported to make one):
   ADD ... POW, SELECT_V2 -- within the kernels' rank limit 8, or BROADCAST_TO);
   :meth:`Recipe.model` writes ``.tflite`` models, :meth:`Recipe.run` runs them in
   LiteRT's interpreter.
+- ``tensorrt``: TensorRT's layers, which take inputs of equal rank (NvInfer.h): an IShuffleLayer
+  (``reshape_dims``) for every lower-rank input, then IElementWiseLayer, ISelectLayer or
+  IParametricReLULayer, or a stride-0 ISliceLayer for the broadcast-to rules; rank <= 8; written as
+  the Python network-definition calls.  TensorRT does not run here: :meth:`Recipe.run` runs the steps
+  in bcast's model of it (:mod:`bcast.frameworks.tensorrt`'s ``equal-rank``), :meth:`Recipe.model`
+  is the same graph in ONNX (:func:`~bcast.translation.runtimes.onnx_equivalent`).
+- ``tosa``: TOSA 1.0 in MLIR's TOSA dialect: ``tosa.reshape`` (a ``tosa.const_shape``), then the
+  operator (``tosa.mul`` with its ``shift``; Div of floats ``tosa.reciprocal`` then ``tosa.mul``),
+  or ``tosa.tile``; level 8K (rank <= 6).  :meth:`Recipe.run` runs the steps in bcast's model
+  (:mod:`bcast.frameworks.tosa`), :func:`~bcast.translation.runtimes.run_tosa_reference` in the
+  TOSA reference model where tosa-tools is installed.
+- ``stablehlo``: StableHLO in MLIR: ``stablehlo.broadcast_in_dim`` of every input not of the
+  result's shape (no search: StableHLO has no implicit broadcasting; a transposing plan too), then
+  the op; :meth:`Recipe.run` compiles the text with XLA (jax) and runs it.
 
 Recipes assume float32 tensors (Select's cond: bool): the deviations are
 consulted for that element type, on the CPU plugin for OpenVINO.  Where no
@@ -75,8 +90,8 @@ from ..frameworks.onnx.deviations import OnnxRuntime
 from ..frameworks.openvino.deviations import OpenVINORuntime
 from ..frameworks.tflite.deviations import TFLiteRuntime
 from ..rules import infer
-from .build import BUILD
-from .forms import Form, Reshape, candidates, forms, realizable
+from .build import BUILD, build_stablehlo
+from .forms import EQUAL_RANK, Form, Reshape, candidates, equal_rank_limit, forms, realizable
 from .ops import OPS, RULE_OP, Op, source_op, tensors
 from .recipe import TARGETS, Recipe, TranslationError
 
@@ -92,6 +107,11 @@ _NCNN_CANNOT = {
 
 
 Choice = tuple[Reshape | None, ...]
+
+#: The layer / operator a TensorRT or TOSA recipe makes an op of where there is no same-named one.
+_COMPOSED = {("tensorrt", "broadcast"): "ISliceLayer", ("tosa", "broadcast"): "TILE",
+             ("tosa", "binary"): "RECIPROCAL+MUL", ("tensorrt", "gemm"): "Gemm", ("tosa", "gemm"): "Gemm",
+             ("tosa", "prelu"): "PRelu"}
 
 
 def _operands(plan: Plan, form: Form, choice: Choice) -> list[Any]:
@@ -112,7 +132,7 @@ def _agrees(plan: Plan, form: Form, got: Plan) -> bool:
 _RUNTIMES: dict[str, tuple[Runtime, ...]] = {
     "numpy": (), "onnx": (OnnxRuntime.ONNXRUNTIME,),
     "openvino": (OpenVINORuntime.OPENVINO, OpenVINORuntime.CPU_PLUGIN), "ncnn": (NcnnRuntime.NCNN,),
-    "tflite": (TFLiteRuntime.INTERPRETER,)}
+    "tflite": (TFLiteRuntime.INTERPRETER,), "tensorrt": (), "tosa": (), "stablehlo": ()}
 
 
 def _findings(target: str, got: Plan, op_name: str) -> list[Note]:
@@ -126,7 +146,9 @@ def _search(plan: Plan, target: str, op: Op
     """The best (form, reshapes) for the target: fewest reshapes, then the form's rank;
     with the deviations that ruled out better ones, and why nothing fit (if so)."""
     op_name = {"numpy": op.numpy, "onnx": op.onnx, "openvino": op.openvino, "ncnn": op.ncnn_name or op.name,
-               "tflite": op.tflite or op.name}[target]
+               "tflite": op.tflite or op.name, "tensorrt": op.tensorrt or _COMPOSED["tensorrt", op.kind],
+               "tosa": op.tosa or _COMPOSED["tosa", op.kind],
+               "stablehlo": op.stablehlo or op.name}[target]
     tried: list[tuple[tuple[int, int], list[Note]]] = []  # combinations ruled out by a deviation
     why: list[str] = []
     best: tuple[tuple[int, int], Form, Choice] | None = None
@@ -137,7 +159,7 @@ def _search(plan: Plan, target: str, op: Op
             key = (sum(r is not None for r in choice), rank)
             if best is not None and key >= best[0]:
                 break
-            stuck = [r for r in choice if r is not None and not realizable(r)]
+            stuck = [r for r in choice if r is not None and not realizable(r, target)]
             if stuck:
                 why += [f"{plan.names[r.i]} {format_shape(plan.inputs[r.i])} must be reshaped to "
                         f"{format_shape(r.shape)}, which needs static dims" for r in stuck]
@@ -177,8 +199,34 @@ def _no_recipe(plan: Plan, target: str, op: Op, avoided: list[Note], why: list[s
     return TranslationError(plan, target, f"no form of {op.name} on {target} aligns the inputs as {plan.rule} does")
 
 
+#: Why TensorRT, TOSA or StableHLO has no form of an op kind.
+_CANNOT = {
+    ("tensorrt", "gemm"): "Gemm is a matrix product (IMatrixMultiplyLayer), not an element-wise layer: no recipe "
+                          "is written for it",
+    ("tosa", "gemm"): "Gemm is a matrix product (TOSA's MATMUL is batched rank 3), not an element-wise operator: "
+                      "no recipe is written for it",
+    ("tosa", "prelu"): "TOSA has no PReLU operator (a lowering composes GREATER_EQUAL, MUL and SELECT): no recipe "
+                       "is written for it",
+    ("stablehlo", "gemm"): "Gemm is a matrix product (stablehlo.dot_general), not an element-wise op: no recipe "
+                           "is written for it",
+    ("stablehlo", "prelu"): "StableHLO has no PReLU op (a lowering composes compare, multiply and select): no "
+                            "recipe is written for it",
+}
+
+
 def _precheck(plan: Plan, target: str, op: Op) -> str | None:
     """Why the target cannot take these inputs at all, before any form is tried."""
+    if (target, op.kind) in _CANNOT:
+        return _CANNOT[target, op.kind]
+    if target == "stablehlo":  # broadcast_in_dim takes every input, a transposing one too
+        return None
+    if target == "tosa" and any(d == 0 for shape in (*plan.inputs, plan.shape) for d in shape):
+        return "TOSA 1.0 has no tensor with a 0-size dim"
+    most = equal_rank_limit(target) if target in EQUAL_RANK else None
+    if most is not None and len(plan.shape) > most:
+        limit = (f"a TensorRT tensor has at most {most} dims (nvinfer1::Dims::MAX_DIMS)" if target == "tensorrt"
+                 else f"TOSA's level 8K allows rank {most} at most")
+        return f"the output has rank {len(plan.shape)}: {limit}"
     for i, name in enumerate(plan.names):
         if plan.transposition(i) is not None:
             return (f"{name}'s axes land on the output's out of order (a transposing broadcast: explicit with "
@@ -213,7 +261,7 @@ def translate(*source: Any, to: str, op: str | None = None, rule: str = "numpy",
         The source: one :class:`~bcast.core.plan.Plan` (``bcast.infer(*shapes, rule=..., **attrs)``),
         or the shapes themselves with ``rule``, ``names``, ``policy`` and the rule's
         attributes, as :func:`bcast.infer` takes them: ``translate((2, 3, 4), (3, 4), to="ncnn")``.
-    to : {"numpy", "onnx", "openvino", "ncnn", "tflite"}
+    to : {"numpy", "onnx", "openvino", "ncnn", "tflite", "tensorrt", "tosa", "stablehlo"}
         The target framework.
     op : str, optional
         The op, by bcast's, numpy's, ONNX's, OpenVINO's or ncnn's name (:data:`OPS`):
@@ -267,6 +315,8 @@ def translate(*source: Any, to: str, op: str | None = None, rule: str = "numpy",
     reason = _precheck(plan, to, o)
     if reason:
         raise TranslationError(plan, to, reason)
+    if to == "stablehlo":  # no implicit broadcasting: every input broadcast_in_dim to the result, no search
+        return build_stablehlo(plan, o)
     found, avoided, why = _search(plan, to, o)
     if found is None:
         raise _no_recipe(plan, to, o, avoided, why)

@@ -1,5 +1,6 @@
 """The text of recipes in each target's own syntax: a numpy expression, ONNX's textual syntax,
-OpenVINO ops, an ncnn ``.param`` file.
+OpenVINO ops, an ncnn ``.param`` file, TFLite builtins, TensorRT's Python network definition,
+TOSA and StableHLO in MLIR.
 
 Each emitter takes ``(recipe, prefix)`` pairs: many recipes of one target go into one model,
 each's value names prefixed (:func:`prefixed`).
@@ -17,8 +18,8 @@ from .step import Step
 if TYPE_CHECKING:
     from .recipe import Recipe
 
-__all__ = ["NCNN_MAGIC", "ONNX_IR", "ONNX_OPSET", "OV_CONST", "TEXT", "ncnn_text", "onnx_text", "prefixed", "renamed",
-           "tflite_text"]
+__all__ = ["NCNN_MAGIC", "ONNX_IR", "ONNX_OPSET", "OV_CONST", "TEXT", "mlir_type", "ncnn_text", "onnx_text",
+           "prefixed", "renamed", "stablehlo_text", "tensorrt_text", "tflite_text", "tosa_text"]
 
 #: The ONNX opset of the recipes (Unsqueeze takes its axes as an input from 13 on) and its IR version.
 ONNX_OPSET, ONNX_IR = 13, 7
@@ -90,7 +91,7 @@ _NUMPY_EXPR: dict[str, Callable[..., str]] = {
 # --------------------------------------------------------------------------- ONNX
 
 #: Step attributes that are constant inputs (initializers) of the ONNX node, in input order.
-_ONNX_CONST = {"Unsqueeze": "axes", "Reshape": "shape", "Expand": "shape"}
+_ONNX_CONST = {"Unsqueeze": "axes", "Reshape": "shape", "Expand": "shape", "Tile": "repeats"}
 _ONNX_TYPES = {"float32": "float", "bool": "bool"}
 
 
@@ -195,6 +196,150 @@ def tflite_text(items: Items) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- TensorRT
+
+_TRT_TYPES = {"float32": "trt.float32", "bool": "trt.bool"}
+
+
+def _py_tuple(shape: Sequence[Any]) -> str:
+    """A Python tuple of dims (-1 for a dim that is not static, as TensorRT writes a dynamic one)."""
+    dims = [str(d) if is_static(d) else "-1" for d in shape]
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
+
+
+def tensorrt_text(items: Items) -> str:
+    """The recipes as TensorRT Python network-definition calls (``network``: an ``INetworkDefinition``,
+    ``trt``: the ``tensorrt`` module): ``add_input``, ``add_shuffle`` with ``reshape_dims``,
+    ``add_elementwise``, ``add_select``, ``add_parametric_relu``, ``add_slice``, ``mark_output``."""
+    lines: list[str] = []
+    for recipe, prefix in items:
+        inputs, steps, output = renamed(recipe, prefix)
+        lines += [f'{n} = network.add_input("{n}", {_TRT_TYPES[t]}, {_py_tuple(s)})' for n, s, t in inputs]
+        for s in steps:
+            args = ", ".join(s.inputs)
+            if s.op == "IShuffleLayer":
+                lines += [f"{s.output}_layer = network.add_shuffle({args})",
+                          f"{s.output}_layer.reshape_dims = {_py_tuple(s.attr('reshape_dims'))}"]
+            elif s.op == "IElementWiseLayer":
+                lines.append(f"{s.output}_layer = network.add_elementwise({args}, "
+                             f"trt.ElementWiseOperation.{s.attr('op')})")
+            elif s.op == "ISliceLayer":
+                start, shape, stride = (_py_tuple(s.attr(k)) for k in ("start", "shape", "stride"))
+                lines.append(f"{s.output}_layer = network.add_slice({args}, {start}, {shape}, {stride})")
+            else:
+                call = {"ISelectLayer": "add_select", "IParametricReLULayer": "add_parametric_relu"}[s.op]
+                lines.append(f"{s.output}_layer = network.{call}({args})")
+            lines.append(f"{s.output} = {s.output}_layer.get_output(0)")
+        lines.append(f"network.mark_output({output})")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- MLIR: TOSA and StableHLO
+
+_MLIR_TYPES = {"float32": "f32", "bool": "i1"}
+
+
+def mlir_type(shape: Sequence[Any], dtype: str) -> str:
+    """An MLIR ranked tensor type: ``tensor<2x3xf32>``, ``?`` for a dim that is not static, ``tensor<f32>``
+    for rank 0."""
+    dims = "".join(f"{d if is_static(d) else '?'}x" for d in shape)
+    return f"tensor<{dims}{_MLIR_TYPES[dtype]}>"
+
+
+def _mlir_func(items: Items, body: Callable[[Step, dict, list[str]], None]) -> str:
+    """One ``func.func @main``: every recipe's inputs as arguments, its output among the results;
+    ``body(step, types, lines)`` writes a step (``types``: value name -> its MLIR type, kept up to date)."""
+    args: list[str] = []
+    results: list[str] = []
+    lines: list[str] = []
+    outs: list[str] = []
+    for recipe, prefix in items:
+        inputs, steps, output = renamed(recipe, prefix)
+        types = {n: mlir_type(s, t) for n, s, t in inputs}
+        args += [f"%{n}: {types[n]}" for n, _, _ in inputs]
+        for s in steps:
+            body(s, types, lines)
+        results.append(types[output])
+        outs.append(f"%{output}")
+    head = f"func.func @main({', '.join(args)}) -> "
+    head += results[0] if len(results) == 1 else f"({', '.join(results)})"
+    lines.append(f"return {', '.join(outs)} : {', '.join(results)}")
+    return head + " {\n" + "\n".join(f"  {line}" for line in lines) + "\n}"
+
+
+def _shape_of(mlir: str) -> list[str]:
+    return mlir[len("tensor<"):-1].split("x")[:-1]
+
+
+def _result_type(s: Step, types: dict) -> str:
+    """The type of an element-wise step's result: each dim the one that is not 1 (equal rank), the element
+    type the last input's (SELECT's pred is i1, its result the values')."""
+    shapes = [_shape_of(types[x]) for x in s.inputs]
+    dims = [next((d for d in col if d != "1"), "1") for col in zip(*shapes)]
+    element = types[s.inputs[-1]].rsplit("x", 1)[-1].rstrip(">").split("<")[-1]
+    return f"tensor<{''.join(d + 'x' for d in dims)}{element}>"
+
+
+def _const_shape(name: str, values: Sequence[int]) -> str:
+    return (f"%{name} = tosa.const_shape {{values = dense<[{_dims(values, ', ')}]> : tensor<{len(values)}xindex>}} "
+            f": () -> !tosa.shape<{len(values)}>")
+
+
+def _tosa_step(s: Step, types: dict, lines: list[str]) -> None:
+    args = [f"%{x}" for x in s.inputs]
+    arg_types = [types[x] for x in s.inputs]
+    if s.op == "RESHAPE":
+        new = s.attr("new_shape")
+        lines.append(_const_shape(f"{s.output}_shape", new))
+        types[s.output] = mlir_type(new, "bool" if types[s.inputs[0]].endswith("i1>") else "float32")
+        args.append(f"%{s.output}_shape")
+        arg_types.append(f"!tosa.shape<{len(new)}>")
+    elif s.op == "TILE":
+        multiples = s.attr("multiples")
+        lines.append(_const_shape(f"{s.output}_multiples", multiples))
+        shape = [str(int(d) * m) for d, m in zip(_shape_of(types[s.inputs[0]]), multiples)]
+        types[s.output] = f"tensor<{''.join(d + 'x' for d in shape)}f32>"
+        args.append(f"%{s.output}_multiples")
+        arg_types.append(f"!tosa.shape<{len(multiples)}>")
+    else:
+        types[s.output] = _result_type(s, types)
+        if s.op == "MUL":  # its shift operand (TOSA 1.0): 0 for floats
+            lines.append(f'%{s.output}_shift = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> '
+                         "tensor<1xi8>")
+            args.append(f"%{s.output}_shift")
+            arg_types.append("tensor<1xi8>")
+    lines.append(f"%{s.output} = tosa.{s.op.lower()} {', '.join(args)} : ({', '.join(arg_types)}) -> "
+                 f"{types[s.output]}")
+
+
+def tosa_text(items: Items) -> str:
+    """The recipes as TOSA 1.0 in MLIR's TOSA dialect (llvm-project ``mlir/include/mlir/Dialect/Tosa/IR/
+    TosaOps.td``: ``tosa.reshape`` and ``tosa.tile`` take a ``!tosa.shape`` from ``tosa.const_shape``,
+    ``tosa.mul`` its ``shift``), one ``func.func @main``."""
+    return _mlir_func(items, _tosa_step)
+
+
+def _stablehlo_step(s: Step, types: dict, lines: list[str]) -> None:
+    x = types[s.inputs[0]]
+    if s.op in ("reshape", "broadcast_in_dim"):
+        element = "bool" if x.endswith("i1>") else "float32"
+        types[s.output] = mlir_type(s.attr("shape"), element)
+        dims = f", dims = [{_dims(s.attr('broadcast_dimensions'), ', ')}]" if s.op == "broadcast_in_dim" else ""
+        lines.append(f"%{s.output} = stablehlo.{s.op} %{s.inputs[0]}{dims} : ({x}) -> {types[s.output]}")
+        return
+    types[s.output] = types[s.inputs[-1]]
+    args = ", ".join(f"%{v}" for v in s.inputs)
+    shown = f"{x}, {types[s.output]}" if s.op == "select" else types[s.output]  # select: pred's type, then the result's
+    lines.append(f"%{s.output} = stablehlo.{s.op} {args} : {shown}")
+
+
+def stablehlo_text(items: Items) -> str:
+    """The recipes in StableHLO's MLIR dialect (openxla/stablehlo ``docs/spec.md``'s pretty syntax), one
+    ``func.func @main``."""
+    return _mlir_func(items, _stablehlo_step)
+
+
 #: Target -> its text of (recipe, prefix) pairs.
 TEXT: dict[str, Callable[[Items], str]] = {"numpy": _numpy_text, "onnx": onnx_text, "openvino": _openvino_text,
-                                           "ncnn": ncnn_text, "tflite": tflite_text}
+                                           "ncnn": ncnn_text, "tflite": tflite_text, "tensorrt": tensorrt_text,
+                                           "tosa": tosa_text, "stablehlo": stablehlo_text}
