@@ -146,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check")
-    p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
+    p.add_argument("--target", default="onnx", choices=LINT_TARGETS, metavar="TARGET",
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
-                   "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx")
+                   "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin), tensorrt (the ONNX-TensorRT "
+                   "parser), tflite (a converter's builtins, LiteRT's kernels), coreml (MIL, rank <= 5), tosa "
+                   "(onnx-mlir, level 8K), webnn, nnapi (their op tables); default onnx")
     p.add_argument("--layout", metavar="FROM:TO",
                    help="a layout change the converter makes to the activations and not to the constants "
                    "(NCHW:NHWC, as onnx2tf does; several joined by commas, one per rank; channels-last: "
@@ -161,14 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "to opset 7; --target onnx2ncnn reshapes the operands of the nodes lint flags (initializers "
                        "folded, computed ones by a Reshape); --target ncnn rewrites what pnnx converts wrong (Pow, "
                        "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's "
-                       "rank. "
+                       "rank; --target tensorrt and --target tosa give every input of every broadcasting node its "
+                       "output's rank (equal ranks, onnxruntime's outputs unchanged bit for bit). "
                        "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to rewrite (never written)")
     p.add_argument("--target", required=True, choices=REWRITE_TARGETS,
                    help="onnx: upgrade opset 1-6 broadcast/axis ops to opset 7; onnx2ncnn: the flagged nodes' operands "
                    "reshaped (initializers folded); ncnn: what pnnx converts wrong (Pow, PRelu's slope); openvino: the "
-                   "inputs OpenVINO aligns otherwise")
+                   "inputs OpenVINO aligns otherwise; tensorrt, tosa: every input at its output's rank (initializers "
+                   "folded, others by an Unsqueeze)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.onnx", help="the new model (never MODEL itself)")
     p.add_argument("--force", action="store_true", help="overwrite OUT.onnx if it exists")
     p.add_argument("--json", action="store_true", help="print JSON")

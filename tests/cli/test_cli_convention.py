@@ -61,7 +61,7 @@ BAD = {
     "explain": [["2,,3"], ["2,3", "3", "--axis", "1"], ["2", "--axis", "x"]],
     "compare": [["2,,3"], ["2", "--bogus"], []],
     "translate": [["2,3", "3", "--to", "onnx", "--op", "Foo"], ["2", "3"], ["2", "3", "--to", "onnx", "--trans-b"]],
-    "lint": [["no-such-model.onnx"], ["examples/legacy_add.onnx", "--target", "tflite"]],
+    "lint": [["no-such-model.onnx"], ["examples/legacy_add.onnx", "--target", "tpu"]],
     "rewrite": [["examples/legacy_add.onnx", "--target", "onnx", "-o", "examples/legacy_add.onnx"], []],
     "conformance": [["--rules", "nope"], ["--cases", "x"], ["--html", ""]],
     "rules": [["--bogus"], ["extra"]],

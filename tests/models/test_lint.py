@@ -165,7 +165,10 @@ def test_every_target_and_kind_is_documented():
 
     for k in KINDS:
         assert k in L.__doc__
-    assert TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino")
+    assert TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "openvino", "tensorrt", "tflite", "tosa",
+                       "webnn")
+    for t in TARGETS:
+        assert f"``{t}``" in L.__doc__, t
 
 
 def test_finding_to_dict_is_json_ready():
@@ -181,8 +184,8 @@ def test_finding_to_dict_is_json_ready():
 
 def test_lint_is_exported_lazily():
     assert bcast.lint is not None and callable(bcast.lint)
-    with pytest.raises(InputError, match="unknown target 'tflite'"):
-        bcast.lint(model([("Relu", ["a"], ["b"])], {"a": [2]}, ["b"]), target="tflite")
+    with pytest.raises(InputError, match="unknown target 'tpu'"):
+        bcast.lint(model([("Relu", ["a"], ["b"])], {"a": [2]}, ["b"]), target="tpu")
 
 
 # --------------------------------------------------------------------------- the light models

@@ -16,7 +16,8 @@ SRC = pathlib.Path(lint.__file__).resolve().parent.parent
 
 def test_every_lint_target_is_a_framework_module_with_its_checks():
     modules = found("lint")
-    assert tuple(modules) == lint.TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino")
+    assert tuple(modules) == lint.TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "openvino", "tensorrt",
+                                              "tflite", "tosa", "webnn")
     for name, module in modules.items():
         assert module.__name__.startswith("bcast.frameworks.")
         assert module.__name__.rpartition(".")[2].startswith("lint_")
@@ -25,7 +26,7 @@ def test_every_lint_target_is_a_framework_module_with_its_checks():
 
 def test_every_rewrite_target_is_a_framework_module():
     modules = found("rewrite")
-    assert tuple(modules) == rewrite.TARGETS == lint.TARGETS
+    assert tuple(modules) == rewrite.TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino", "tensorrt", "tosa")
     for name, module in modules.items():
         assert module.__name__.rpartition(".")[2].startswith("rewrite_") and module.TARGET == name
         assert callable(module.rewrite)

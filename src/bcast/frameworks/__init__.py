@@ -119,9 +119,10 @@ def targets(kind: str) -> dict[str, str]:
     imported (they import nothing), never a target's module: the command line lists the targets
     without loading onnx.
 
-    >>> targets("lint")
-    {'onnx': 'bcast.frameworks.onnx.lint_onnx', 'ncnn': 'bcast.frameworks.ncnn.lint_pnnx', \
-'onnx2ncnn': 'bcast.frameworks.ncnn.lint_onnx2ncnn', 'openvino': 'bcast.frameworks.openvino.lint_openvino'}
+    >>> targets("rewrite")
+    {'onnx': 'bcast.frameworks.onnx.rewrite_onnx', 'ncnn': 'bcast.frameworks.ncnn.rewrite_pnnx', \
+'onnx2ncnn': 'bcast.frameworks.ncnn.rewrite_onnx2ncnn', 'openvino': 'bcast.frameworks.openvino.rewrite_openvino', \
+'tensorrt': 'bcast.frameworks.tensorrt.rewrite_tensorrt', 'tosa': 'bcast.frameworks.tosa.rewrite_tosa'}
     """
     found = {}
     for package in FRAMEWORKS.values():

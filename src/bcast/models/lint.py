@@ -39,7 +39,10 @@ Targets, one per conversion path, each the ``lint_*`` module of its framework's 
 deviations: :mod:`bcast.frameworks.onnx.lint_onnx`), ``openvino`` (its ONNX frontend's rules:
 :mod:`bcast.frameworks.openvino.lint_openvino`), ``ncnn`` (the model as pnnx converts it and ncnn
 runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn`` (the legacy converter's raw
-BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`).  This module walks the
+BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`), and the deployment stacks
+(:mod:`bcast.models.deploy`): ``tensorrt`` (the ONNX-TensorRT parser), ``tflite`` (the builtins a
+converter writes, LiteRT's kernels), ``coreml`` (MIL, rank <= 5), ``tosa`` (onnx-mlir, level 8K),
+``webnn`` and ``nnapi``.  This module walks the
 model and asks the target's :class:`~bcast.models.target.Target` about each broadcasting node.
 
 >>> from onnx import helper, TensorProto as T
