@@ -30,9 +30,9 @@ of them.
 
 This is the converter that leaves every constant alone, the issue trackers' account.  onnx2tf 1.29.24,
 run on the conversion corpus (tests/models/test_onnx2tf_corpus.py), transposes many constants itself
-where the shapes tell it how (a conv bias, an SE scale, a PRelu slope): of 68 corpus models flagged
-here it converts 49 right, and fails on or miscomputes the other 19 (Max/Min with a ``(C,1,1)``
-constant, rank-5 tables, the ``differs`` nodes whose dims coincide).  What this module reports is
+where the shapes tell it how (a conv bias, an SE scale, a PRelu slope): of 72 corpus models flagged
+here it converts 49 right, and fails on or miscomputes the other 23 (Max/Min with a ``(C,1,1)``
+constant, rank-5 tables, the ``differs`` nodes whose dims coincide, If branches).  What this module reports is
 where a converter must transpose a constant; whether onnx2tf does is not modelled yet.
 """
 
