@@ -145,10 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
                        "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check")
-    p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
+    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, or an OpenVINO IR MODEL.xml")
+    p.add_argument("--target", choices=LINT_TARGETS,
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
-                   "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx")
+                   "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx (openvino, the "
+                   "only one, for an IR)")
+    p.add_argument("--bin", metavar="PATH", help="an IR's weights (default: MODEL.bin beside MODEL.xml)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
@@ -526,13 +528,23 @@ def _count(n: int, word: str) -> str:
 
 
 def _cmd_lint(args, out) -> int:
-    from .models.lint import format_finding, lint_report
+    from .models.findings import Report, format_finding
 
-    report = lint_report(args.model, args.target)
+    if args.model.lower().endswith(".xml"):  # an OpenVINO IR: no onnx needed
+        from .models.lint_ir import lint_ir_report
+
+        report: Report = lint_ir_report(args.model, args.target or "openvino", bin=args.bin)
+    elif args.bin is not None:
+        raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
+                         "beside it")
+    else:
+        from .models.lint import lint_report
+
+        report = lint_report(args.model, args.target or "onnx")
     if args.json:
         print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
     else:
-        head = (f"{args.model} (opset {report.opset}, target {args.target}): checked "
+        head = (f"{args.model} ({report.describe()}, target {report.target}): checked "
                 f"{_count(report.checked, 'broadcasting node')} of {report.nodes}")
         print(f"{head}: " + (_count(len(report.findings), "finding") if report.findings else "ok"), file=out)
         for f in report.findings:
