@@ -139,11 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("lint", help="check every broadcasting node of an ONNX model for a target runtime",
+    p = sub.add_parser("lint", help="check every broadcasting node of a model (ONNX, OpenVINO IR) for a target",
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
-                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
+                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package. "
+                       "An OpenVINO IR (MODEL.xml, its .bin beside it) is checked node by node under each node's "
+                       "own auto_broadcast/axis/mode and OpenVINO's deviations, with the shapes of OpenVINO's reader "
+                       "where openvino is installed, else of the .xml (numpy alone).",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, or an OpenVINO IR MODEL.xml")
     p.add_argument("--target", choices=LINT_TARGETS,
