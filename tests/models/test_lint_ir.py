@@ -31,6 +31,7 @@ CORPUS = pathlib.Path(__file__).resolve().parent / "convert_corpus" / "ir"
 
 #: IR -> (the kinds lint reports, OpenVINO's CPU outcome).  ``edited_*``: edited by hand (make_ir_corpus.EDITS).
 EXPECTED = {
+    "add_ones_input": ([], "right"),
     "add_row_input": ([], "right"),
     "attention_qk_b1": ([], "right"),
     "channel_scale_b1": ([], "right"),
@@ -56,6 +57,7 @@ EXPECTED = {
     "edited_prelu_slope": (["invalid"], "not compiled"),
     "edited_row_pdpd": (["invalid"], "refused"),
     "edited_row_pdpd_last": ([], "right"),
+    "edited_ones_pdpd": (["differs"], "refused"),  # openvino-pdpd-trailing-ones: valid pdpd, OpenVINO refuses
     "edited_shapes": (["invalid"], "refused"),
 }
 

@@ -46,7 +46,8 @@ _C11 = r"<dim>3</dim>\s*<dim>1</dim>\s*<dim>1</dim>"
 
 #: models this script builds (not of the corpus) -> their pattern
 BUILT = {"expand_input": "Expand of an input: a Broadcast-3 bidirectional node",
-         "add_row_input": "Add of two inputs (2,3,4) + (3,4): ranks differ in the IR"}
+         "add_row_input": "Add of two inputs (2,3,4) + (3,4): ranks differ in the IR",
+         "add_ones_input": "Add of two inputs (2,3,4) + (1,1)"}
 
 #: edited IR -> (source IR, [(regex, replacement)], what the edit is)
 EDITS = {
@@ -62,6 +63,9 @@ EDITS = {
     "edited_row_pdpd_last": ("add_row_input", [
         (r'auto_broadcast="numpy"', 'auto_broadcast="pdpd" auto_broadcast.auto_broadcast_axis="-1"')],
         "pdpd with axis -1: (3,4) from axis 1 of (2,3,4)"),
+    "edited_ones_pdpd": ("add_ones_input", [
+        (r'auto_broadcast="numpy"', 'auto_broadcast="pdpd" auto_broadcast.auto_broadcast_axis="2"')],
+        "pdpd with axis 2: (1,1) from axis 2 of (2,3,4), a trailing 1 past the end (openvino-pdpd-trailing-ones)"),
     "edited_shapes": ("hw_bias_plain_b2", [(r'shape="2,2,4,5"', 'shape="2,2,4,6"'),
                                            (r"<dim>5</dim>", "<dim>6</dim>", 1),
                                            (r"(<layer id=\"2\".*?<port id=\"0\".*?<dim>)5(</dim>)", r"\g<1>6\2")],
@@ -90,6 +94,7 @@ def _built(path: pathlib.Path) -> None:
     save("expand_input", helper.make_node("Expand", ["x", "shape"], ["y"], name="expand"), [("x", [2, 3, 1])],
          [shape])
     save("add_row_input", helper.make_node("Add", ["x", "r"], ["y"], name="add"), [("x", [2, 3, 4]), ("r", [3, 4])])
+    save("add_ones_input", helper.make_node("Add", ["x", "o"], ["y"], name="add"), [("x", [2, 3, 4]), ("o", [1, 1])])
 
 
 def main() -> None:
