@@ -42,6 +42,8 @@ EXPECTED = {
     "expand_input": ([], "right"),
     "film_b2": ([], "right"),
     "hw_bias_plain_b2": ([], "right"),
+    "if_branch_b1": ([], "right"),  # bodies: their nodes are linted; the plugin's outputs for them are not compared
+    "loop_refine_b1": ([], "right"),
     "key_padding_mask_b2": ([], "right"),
     "nchw_prelu_b1": ([], "right"),
     "nhwc_prelu_c_b1": ([], "right"),
@@ -57,6 +59,7 @@ EXPECTED = {
     "edited_prelu_slope": (["invalid"], "not compiled"),
     "edited_row_pdpd": (["invalid"], "refused"),
     "edited_row_pdpd_last": ([], "right"),
+    "edited_if_body_none": (["invalid"], "refused"),
     "edited_ones_pdpd": (["differs"], "refused"),  # openvino-pdpd-trailing-ones: valid pdpd, OpenVINO refuses
     "edited_shapes": (["invalid"], "refused"),
 }
@@ -172,6 +175,17 @@ def test_a_finding_has_the_node_its_rule_and_the_records_that_bear_on_it():
     assert [d.deviation.id for d in f.deviations] == ["openvino-prelu-unchecked"]
     (f,) = lint_ir(CORPUS / "edited_row_pdpd.xml")  # pdpd without its axis: axis 0, as OpenVINO reads it
     assert f.rule == "pdpd" and "--axis 0" in f.fix
+    (f,) = lint_ir(CORPUS / "edited_if_body_none.xml")  # a node of a body: its path
+    assert (f.node, f.path, f.rule) == ("if_6/then_body/t", ("if_6", "then_body", "t"), "none")
+
+
+def test_the_bodies_are_read_by_both_readers():
+    for reader in ("auto", "xml"):
+        ir = ir_model.read(CORPUS / "if_branch_b1.xml", reader=reader)
+        assert [(n.label, n.shapes) for n in ir.nodes] == [("if_6/then_body/t", ((1, 3, 4, 4), (1, 3, 1, 1))),
+                                                           ("if_6/else_body/e", ((1, 3, 4, 4), (1, 1, 1, 1)))]
+        ir = ir_model.read(CORPUS / "loop_refine_b1.xml", reader=reader)
+        assert [(n.label, n.op) for n in ir.nodes] == [("y/body/acc_out", "Multiply")]
 
 
 def test_dynamic_dims_from_openvinos_reader(tmp_path):

@@ -11,7 +11,9 @@ needs, Broadcast's target_shape and axes_mapping, are read at their offsets).
 
 Every layer whose type is an op of OpenVINO's op table (:data:`bcast.frameworks.openvino.ops.OPS`:
 the element-wise ops with ``auto_broadcast``, Select, PRelu, Broadcast-1/3) is a :class:`Node`, with
-its attributes and its input shapes.  The shapes come from OpenVINO's own reader when the
+its attributes and its input shapes, in the main graph and in the bodies of If (``then_body``,
+``else_body``), Loop and TensorIterator (``body``), nested to any depth: its ``path`` is
+``("if_6", "then_body", "t")``.  The shapes come from OpenVINO's own reader when the
 ``openvino`` module is installed (``Core().read_model``: the shapes OpenVINO infers, a dynamic dim an
 interval ``lo..hi`` or ``?``, a dynamic rank unknown) -- the ``reader`` says which; without it, or
 when OpenVINO refuses the IR (its shape inference fails on a node), from the port dims the ``.xml``
@@ -78,6 +80,11 @@ class Node:
     types: tuple
     constants: dict[int, tuple] = field(default_factory=dict)
     output: tuple | None = None
+    path: tuple[str, ...] = ()  # the labels that lead to it: ("if_6", "then_body", "t") in a body
+
+    @property
+    def label(self) -> str:
+        return "/".join(self.path or (self.name,))
 
 
 @dataclass
@@ -146,17 +153,28 @@ def bin_path(path: str, bin: str | None = None) -> str:
 # --------------------------------------------------------------------------- the XML, streamed
 
 
+class _Graph:
+    """One graph of the IR: the main one (``path`` empty), or the body of a layer (If's ``then_body`` /
+    ``else_body``, Loop's and TensorIterator's ``body``; ``path``: the labels that lead to it)."""
+
+    def __init__(self, path: tuple[str, ...], depth: int) -> None:
+        self.path = path
+        self.depth = depth  # of its <layers> element
+        self.layers: dict[str, dict] = {}
+        self.edges: dict[tuple[str, str], tuple[str, str]] = {}  # (to layer, to port) -> (from layer, from port)
+
+
 class _Net:
-    """expat's handlers: the layers (id -> dict), their ports' dims, and the edges."""
+    """expat's handlers: every graph's layers (id -> dict), their ports' dims, and its edges."""
 
     def __init__(self, where: str) -> None:
         self.where = where
         self.elements = 0
         self.stack: list[str] = []
         self.version = 0
-        self.layers: dict[str, dict] = {}
-        self.edges: dict[tuple[str, str], tuple[str, str]] = {}  # (to layer, to port) -> (from layer, from port)
-        self.layer: dict | None = None
+        self.graphs: list[_Graph] = []
+        self.open: list[_Graph] = []  # the graphs being read, innermost last
+        self.layers: list[tuple[dict, int]] = []  # the layers being read (their depth), innermost last
         self.port: list | None = None
         self.text: list[str] = []
 
@@ -171,32 +189,43 @@ class _Net:
         parent = self.stack[-1] if self.stack else None
         self.stack.append(tag)
         depth = len(self.stack)
+        layer, layer_depth = self.layers[-1] if self.layers else (None, 0)
+        graph = self.open[-1] if self.open else None
         if depth == 1:
             if tag != "net":
                 raise self.bad(f"its root is <{tag[:40]}>, not <net>")
             self.version = _int(attrs.get("version", "0"), self, "net version")
-        elif tag == "layer" and parent == "layers" and depth == 3:
+        elif tag == "layers" and depth == 2:  # the main graph
+            self.open.append(_Graph((), depth))
+            self.graphs.append(self.open[-1])
+        elif tag == "layers" and layer is not None and graph is not None and depth == layer_depth + 2:
+            # a body of the innermost layer (<then_body><layers>...)
+            self.open.append(_Graph((*graph.path, layer["name"], parent or ""), depth))
+            self.graphs.append(self.open[-1])
+        elif graph is not None and tag == "layer" and parent == "layers" and depth == graph.depth + 1:
             if "id" not in attrs or "type" not in attrs:
                 raise self.bad("a <layer> without id or type")
-            if attrs["id"] in self.layers:
+            if attrs["id"] in graph.layers:
                 raise self.bad(f"two layers have id {brief(attrs['id'])}")
-            self.layer = {"id": attrs["id"], "name": attrs.get("name", attrs["id"]), "type": attrs["type"],
-                          "version": attrs.get("version", ""), "data": {}, "input": {}, "output": {}}
-            self.layers[attrs["id"]] = self.layer
-        elif self.layer is not None and depth == 4 and tag == "data":
-            self.layer["data"] = dict(attrs)
-        elif self.layer is not None and depth == 5 and tag == "port" and parent in ("input", "output"):
+            new = {"id": attrs["id"], "name": attrs.get("name", attrs["id"]), "type": attrs["type"],
+                   "version": attrs.get("version", ""), "data": {}, "input": {}, "output": {}}
+            graph.layers[attrs["id"]] = new
+            self.layers.append((new, depth))
+        elif layer is not None and depth == layer_depth + 1 and tag == "data":
+            layer["data"] = dict(attrs)
+        elif layer is not None and depth == layer_depth + 2 and tag == "port" and parent in ("input", "output"):
             self.port = []
-            self.layer[parent][attrs.get("id", "")] = (self.port, attrs.get("precision", ""))
+            layer[parent][attrs.get("id", "")] = (self.port, attrs.get("precision", ""))
         elif self.port is not None and tag == "dim":
             self.text = []
-        elif tag == "edge" and parent == "edges" and depth == 3:
+        elif graph is not None and tag == "edge" and parent == "edges" and depth == graph.depth + 1:
             try:
-                self.edges[(attrs["to-layer"], attrs["to-port"])] = (attrs["from-layer"], attrs["from-port"])
+                graph.edges[(attrs["to-layer"], attrs["to-port"])] = (attrs["from-layer"], attrs["from-port"])
             except KeyError:
                 raise self.bad("an <edge> without from-layer, from-port, to-layer or to-port") from None
 
     def end(self, tag: str) -> None:
+        depth = len(self.stack)
         self.stack.pop()
         if tag == "dim" and self.port is not None:
             text = "".join(self.text).strip()
@@ -205,8 +234,10 @@ class _Net:
             self.port.append(UNKNOWN if text == "-1" else _int(text, self, "dim", low=0))
         elif tag == "port":
             self.port = None
-        elif tag == "layer" and len(self.stack) == 2:
-            self.layer = None
+        elif tag == "layer" and self.layers and self.layers[-1][1] == depth:
+            self.layers.pop()
+        elif len(self.open) > 1 and depth == self.open[-1].depth - 1:  # a body ends (</then_body>)
+            self.open.pop()
 
     def chars(self, text: str) -> None:
         if self.port is not None and self.stack and self.stack[-1] == "dim":
@@ -246,7 +277,7 @@ def _stream(data: bytes, where: str) -> _Net:
                          "entity)") from None
     except expat.ExpatError as e:
         raise InputError(f"{where}: not an OpenVINO IR, or a truncated one (XML: {e})") from None
-    if not net.layers:
+    if not net.graphs or not net.graphs[0].layers:
         raise net.bad("no <layers>")
     return net
 
@@ -303,12 +334,20 @@ def _const(net: _Net, layer: dict, bin_file: str | None) -> tuple | None:
 def parse(data: bytes, where: str, bin_file: str | None = None) -> IR:
     """The IR in ``data`` (the ``.xml``'s bytes), shapes from its port dims (see the module docstring)."""
     net = _stream(data, where)
-    for (to, _), (src, out) in net.edges.items():
-        if to not in net.layers or src not in net.layers or out not in net.layers[src]["output"]:
+    nodes = []
+    for graph in net.graphs:
+        nodes += _nodes(net, graph, bin_file)
+    return IR(where, bin_file, net.version, sum(len(g.layers) for g in net.graphs), nodes, "xml")
+
+
+def _nodes(net: _Net, graph: _Graph, bin_file: str | None) -> list[Node]:
+    """The broadcasting nodes of one graph, its edges checked."""
+    for (to, _), (src, out) in graph.edges.items():
+        if to not in graph.layers or src not in graph.layers or out not in graph.layers[src]["output"]:
             raise net.bad(f"an edge from layer {brief(src)} port {brief(out)} to layer {brief(to)}: no such layer "
                           "or port")
     nodes = []
-    for lid, layer in net.layers.items():
+    for lid, layer in graph.layers.items():
         op = IR_OPS.get(layer["type"])
         if op is None:
             continue
@@ -316,8 +355,8 @@ def parse(data: bytes, where: str, bin_file: str | None = None) -> IR:
         names, shapes, types = [], [], []
         constants: dict[int, tuple] = {}
         for i, (pid, (dims, precision)) in enumerate(ports):
-            edge = net.edges.get((lid, pid))
-            source = net.layers[edge[0]] if edge else None
+            edge = graph.edges.get((lid, pid))
+            source = graph.layers[edge[0]] if edge else None
             names.append(f"{source['name']}" if source else f"{layer['name']}:{pid}")
             shape: tuple | None = tuple(dims)
             if source is not None and source["type"] == "Parameter" and source["data"].get("shape") == "...":
@@ -330,8 +369,9 @@ def parse(data: bytes, where: str, bin_file: str | None = None) -> IR:
                     constants[i] = values
         outs = list(layer["output"].values())
         nodes.append(Node(lid, layer["name"], op, _version(layer["version"]), _attrs(layer["data"]), tuple(names),
-                          tuple(shapes), tuple(types), constants, tuple(outs[0][0]) if outs else None))
-    return IR(where, bin_file, net.version, len(net.layers), nodes, "xml")
+                          tuple(shapes), tuple(types), constants, tuple(outs[0][0]) if outs else None,
+                          (*graph.path, layer["name"])))
+    return nodes
 
 
 def _check_bin(net_data: bytes, bin_file: str) -> str | None:
@@ -376,9 +416,9 @@ def _with_openvino(ir: IR, xml: str, bin_file: str | None) -> IR:
         ir.reader = f"the .xml's port dims (openvino refused the IR: {first[:300]})"
         ir.refused = first[:300]
         return ir
-    by_name = {n.name: n for n in ir.nodes}
-    for op in model.get_ordered_ops():
-        node = by_name.get(op.get_friendly_name())
+    by_path = {n.path: n for n in ir.nodes}
+    for path, op in _ov_ops(model, ()):
+        node = by_path.get(path)
         if node is None:
             continue
         node.attrs = _attrs(op.get_attributes())
@@ -393,6 +433,19 @@ def _with_openvino(ir: IR, xml: str, bin_file: str | None) -> IR:
                     node.constants[i] = tuple(int(v) for v in source.get_data().ravel())
     ir.reader = f"openvino {ov.__version__.split('-')[0]}'s read_model"
     return ir
+
+
+def _ov_ops(model: Any, prefix: tuple[str, ...]):
+    """``(path, op)`` of every op of an OpenVINO model, the bodies of If, Loop and TensorIterator included (paths
+    as the ``.xml`` names them: ``("if_6", "then_body", "t")``)."""
+    for op in model.get_ordered_ops():
+        name = op.get_friendly_name()
+        yield (*prefix, name), op
+        if op.get_type_name() == "If":
+            yield from _ov_ops(op.get_then_body(), (*prefix, name, "then_body"))
+            yield from _ov_ops(op.get_else_body(), (*prefix, name, "else_body"))
+        elif op.get_type_name() in ("Loop", "TensorIterator"):
+            yield from _ov_ops(op.get_function(), (*prefix, name, "body"))
 
 
 def _ov_type(t: Any) -> str | None:

@@ -1,10 +1,11 @@
 """``bcast lint model.xml``: every broadcasting node of an OpenVINO IR, checked under its own rule.
 
 An IR node carries its broadcasting: ``auto_broadcast`` ``none``/``numpy``/``pdpd`` (with its axis, 0
-where the IR leaves it out, as OpenVINO's reader takes it)
-on the element-wise ops and Select, PRelu's per-channel slope, Broadcast-1/3's ``mode``.  Each node of
-an op of OpenVINO's op table (:mod:`bcast.models.ir_model` reads them, with their shapes) gets the plan
-of its own rule (:func:`bcast.frameworks.openvino.ops.plan`), and is reported, in lint's kinds, when:
+where the IR leaves it out, as OpenVINO's reader takes it) on the element-wise ops and Select,
+PRelu's per-channel slope, Broadcast-1/3's ``mode``.  Each node of an op of OpenVINO's op table, in
+the main graph and in the bodies of If, Loop and TensorIterator (:mod:`bcast.models.ir_model` reads
+them, with their shapes; a finding's ``node`` is its path, ``if_6/then_body/t``), gets the plan of its
+own rule (:func:`bcast.frameworks.openvino.ops.plan`), and is reported, in lint's kinds, when:
 
 =========== ==================================================================
 unknown     an input's rank is not known (or Broadcast's axes_mapping is not a constant)
@@ -146,9 +147,9 @@ def lint_ir_report(model: Any, target: str = TARGET, *, bin: Any = None, reader:
     for node in ir.nodes:
         report.checked += 1
         for kind, rule, reason, fix, notes, out in _rows(node):
-            report.findings.append(Finding(node.name, node.op, node.version, node.inputs, node.shapes, node.name,
+            report.findings.append(Finding(node.label, node.op, node.version, node.inputs, node.shapes, node.name,
                                            out if out is not None else node.output, kind, TARGET, rule, reason, fix,
-                                           notes, (node.name,)))
+                                           notes, node.path))
     if ir.refused and not report.findings:
         raise InputError(f"{ir.path}: OpenVINO refuses the IR ({ir.refused}), and no broadcasting node explains it")
     return report

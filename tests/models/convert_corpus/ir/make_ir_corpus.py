@@ -39,6 +39,8 @@ MODELS = {
     "nhwc_prelu_c_b1": "PReLU with a (W,) slope, W != C: numpy into data",
     "nhwc_prelu_square_b1": "PReLU with a (C,) slope, C == W: OpenVINO's per-channel reading",
     "attention_qk_b1": "scaled scores plus a constant mask",
+    "if_branch_b1": "If on a computed condition: a Multiply and an Add in its bodies",
+    "loop_refine_b1": "Loop: a Multiply in its body",
 }
 
 _IN_LAYER = r"({}(?:(?!</layer>).)*?)"  # a layer's text, up to what follows (not past its end)
@@ -66,6 +68,9 @@ EDITS = {
     "edited_ones_pdpd": ("add_ones_input", [
         (r'auto_broadcast="numpy"', 'auto_broadcast="pdpd" auto_broadcast.auto_broadcast_axis="2"')],
         "pdpd with axis 2: (1,1) from axis 2 of (2,3,4), a trailing 1 past the end (openvino-pdpd-trailing-ones)"),
+    "edited_if_body_none": ("if_branch_b1", [(r'(name="t" type="Multiply" version="opset1">\s*<data auto_broadcast=")'
+                                              r'numpy', r"\g<1>none")],
+                            "the Multiply of If's then_body set to auto_broadcast none: (1,3,4,4) and (1,3,1,1)"),
     "edited_shapes": ("hw_bias_plain_b2", [(r'shape="2,2,4,5"', 'shape="2,2,4,6"'),
                                            (r"<dim>5</dim>", "<dim>6</dim>", 1),
                                            (r"(<layer id=\"2\".*?<port id=\"0\".*?<dim>)5(</dim>)", r"\g<1>6\2")],
