@@ -310,3 +310,58 @@ def test_cli_picks_the_format_by_extension(tmp_path, capsys):
         code, out = _run(["lint", *argv])
         err = capsys.readouterr().err
         assert (code, out) == (2, "") and err.count("\n") == 1 and message in err, err
+
+
+# --------------------------------------------------------------------------- the .xml alone
+
+
+def _net(layer_type: str, data: str, a_dims: str, b_dims: str, a_shape: str = "2,3,4") -> bytes:
+    """An IR of two Parameters into one layer."""
+    return (f'<net version="11"><layers>'
+            f'<layer id="0" name="a" type="Parameter" version="opset1"><data shape="{a_shape}" element_type="f32"/>'
+            f'<output><port id="0" precision="FP32">{a_dims}</port></output></layer>'
+            f'<layer id="1" name="b" type="Parameter" version="opset1"><data shape="" element_type="f32"/>'
+            f'<output><port id="0" precision="FP32">{b_dims}</port></output></layer>'
+            f'<layer id="2" name="n" type="{layer_type}" version="opset1"><data {data}/><input>'
+            f'<port id="0" precision="FP32">{a_dims}</port><port id="1" precision="FP32">{b_dims}</port></input>'
+            f'</layer></layers><edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>'
+            f'<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/></edges></net>').encode()
+
+
+def _dims(*ds) -> str:
+    return "".join(f"<dim>{d}</dim>" for d in ds)
+
+
+#: (layer type, its <data> attributes, A's port dims, B's, A's Parameter shape) -> (attrs read, shapes read, kinds)
+XML_ALONE = [
+    (("Add", 'auto_broadcast="pdpd"', _dims(2, 3, 4), _dims(3, 4)),  # no axis: 0, as OpenVINO's reader takes it
+     ({"auto_broadcast": "pdpd", "axis": 0}, ((2, 3, 4), (3, 4)), ["invalid"])),
+    (("Add", 'auto_broadcast="pdpd" axis="1"', _dims(2, 3, 4), _dims(3, 4)),  # "axis": not a spelling OpenVINO reads
+     ({"auto_broadcast": "pdpd", "axis": 0}, ((2, 3, 4), (3, 4)), ["invalid"])),
+    (("Multiply", 'auto_broadcast="pdpd" auto_broadcast.auto_broadcast_axis="-1"', _dims(2, 3, 4), _dims(3, 4)),
+     ({"auto_broadcast": "pdpd", "axis": -1}, ((2, 3, 4), (3, 4)), [])),
+    (("Add", 'auto_broadcast="numpy"', _dims(-1, 3, 4), _dims(3, 4)),  # -1: a dynamic dim
+     ({"auto_broadcast": "numpy"}, ((bcast.core.dims.UNKNOWN, 3, 4), (3, 4)), [])),
+    (("Add", 'auto_broadcast="numpy"', _dims(-1, 3, 4), _dims(5, 4)),
+     ({"auto_broadcast": "numpy"}, ((bcast.core.dims.UNKNOWN, 3, 4), (5, 4)), ["invalid"])),
+    (("Add", 'auto_broadcast="numpy"', _dims(2, -1), _dims(2, 3)),  # broadcasts only if A[1] is 3 or 1
+     ({"auto_broadcast": "numpy"}, ((2, bcast.core.dims.UNKNOWN), (2, 3)), ["unproven"])),
+    (("Add", 'auto_broadcast="numpy"', "", _dims(3, 4), "..."),  # a Parameter of dynamic rank: no dims, not a scalar
+     ({"auto_broadcast": "numpy"}, (None, (3, 4)), ["unknown"])),
+    (("Select", 'auto_broadcast="none"', _dims(2, 3), _dims(2, 3)),  # two inputs of three: the rule refuses
+     ({"auto_broadcast": "none"}, ((2, 3), (2, 3)), ["invalid"])),
+    (("PReLU", "", _dims(1, 3, 4, 4), _dims(3)), ({}, ((1, 3, 4, 4), (3,)), [])),  # the IR's spelling of PRelu
+    (("Add", 'auto_broadcast="bogus"', _dims(2, 3), _dims(3)),
+     ({"auto_broadcast": "bogus"}, ((2, 3), (3,)), ["invalid"])),
+]
+
+
+@pytest.mark.parametrize("layer, expected", XML_ALONE, ids=[f"{r[0][0]} {r[0][1]} {i}" for i, r in
+                                                             enumerate(XML_ALONE)])
+def test_the_xml_alone(layer, expected, tmp_path):
+    attrs, shapes, kinds = expected
+    (node,) = ir_model.parse(_net(*layer), "m.xml").nodes
+    assert (node.attrs, node.shapes) == (attrs, shapes)
+    xml = tmp_path / "m.xml"
+    xml.write_bytes(_net(*layer))
+    assert [f.kind for f in lint_ir(xml, reader="xml")] == kinds
