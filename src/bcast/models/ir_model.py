@@ -265,6 +265,7 @@ class _Doctype(Exception):
 def _stream(data: bytes, where: str) -> _Net:
     net = _Net(where)
     parser = expat.ParserCreate()
+    parser.buffer_text = True  # a dim's text in one call
     parser.StartDoctypeDeclHandler = _refuse_doctype  # no DTD: no entity is declared, none expanded
     parser.EntityDeclHandler = _refuse_doctype
     parser.StartElementHandler = net.start

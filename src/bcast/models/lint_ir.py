@@ -144,9 +144,15 @@ def lint_ir_report(model: Any, target: str = TARGET, *, bin: Any = None, reader:
                          f"target {target!r}")
     ir: IR = read(model, bin, reader)
     report = IRReport(TARGET, ir.version, ir.layers, 0, reader=ir.reader)
+    known: dict[tuple, list[tuple]] = {}  # what a node's rows depend on -> its rows (a model repeats few shapes)
     for node in ir.nodes:
         report.checked += 1
-        for kind, rule, reason, fix, notes, out in _rows(node):
+        key = (node.op, node.version, node.shapes, node.types, tuple(sorted(node.attrs.items())),
+               tuple(sorted(node.constants.items())))
+        rows = known.get(key) if None not in node.shapes else None
+        if rows is None:
+            rows = known[key] = _rows(node)
+        for kind, rule, reason, fix, notes, out in rows:
             report.findings.append(Finding(node.label, node.op, node.version, node.inputs, node.shapes, node.name,
                                            out if out is not None else node.output, kind, TARGET, rule, reason, fix,
                                            notes, node.path))
