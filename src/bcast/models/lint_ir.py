@@ -14,6 +14,9 @@ invalid     the shapes do not broadcast under the node's own rule (OpenVINO's re
 unproven    they broadcast only if dynamic dims meet constraints
 differs     OpenVINO (its shape inference, its CPU plugin) departs from the op's spec on these shapes:
             a deviation record of the registry that bears on the node (its op, element type)
+values      OpenVINO runs the node's op through a kernel that computes other values than the spec on
+            some inputs (a value record: int8 arithmetic, Maximum/Minimum and NaN...); advisory, as for
+            ONNX models: such findings alone leave the IR ok
 =========== ==================================================================
 
 Every finding carries the records of OpenVINO's runtimes that bear on it (Model.evaluate's too, which
@@ -31,7 +34,7 @@ from typing import Any
 from ..core.dims import UNKNOWN
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
-from ..frameworks.deviations import Note, notes_for
+from ..frameworks.deviations import DEVIATIONS, Note, notes_for
 from ..frameworks.openvino.ops import plan as ov_plan
 from ..frameworks.openvino.runtimes import OpenVINORuntime
 from .findings import Finding, Report
@@ -133,6 +136,34 @@ def _rows(node: Node) -> list[tuple]:
         rows.append(("differs", result.rule, "; ".join(n.note for n in decisive), "avoid these shapes on OpenVINO "
                      "(`bcast translate ... --to openvino` gives a form it computes as specified)", notes,
                      result.shape))
+    return rows + _value_rows(node, result.shape)
+
+
+#: value record -> whether it concerns a node whose input element types are ``t`` (numpy names, None where not
+#: known: then it does), as :data:`bcast.models.values.ELEMENT_TYPES` says for ONNX's codes.
+_VALUE_TYPES = {
+    "openvino-cpu-integer-values": lambda t: not t or t[0] is None or t[0].startswith(("int", "uint")),
+    "openvino-cpu-minmax-nan": lambda t: not t or t[0] is None or t[0].startswith("float"),
+    "openvino-prelu-element-types": lambda t: (len(t) > 1 and t[0] is not None and t[1] is not None
+                                               and (t[0] != t[1] or not t[0].startswith("float"))),
+}
+
+
+def _value_rows(node: Node, shape: tuple) -> list[tuple]:
+    """``values`` findings: the node's op runs through a kernel of OpenVINO's that computes other values than
+    the spec on some inputs (a value record of the registry: no shape predicts it), as for ONNX models
+    (:mod:`bcast.models.values`)."""
+    rows = []
+    for dev in DEVIATIONS:
+        if dev.check is not None or dev.runtime not in DECISIVE or node.op not in dev.only_ops:
+            continue
+        concerns = _VALUE_TYPES.get(dev.id)
+        if concerns is not None and not concerns(node.types):
+            continue
+        note = Note(dev, f"{dev.runtime} runs {node.op}: {dev.behaviour}")
+        rows.append(("values", None, f"{dev.runtime} runs {node.op}, whose kernel computes other values than the spec "
+                     f"on some inputs ({dev.id}; see the note)", "make sure the inputs avoid what the record's "
+                     "condition says: " + dev.condition, (note,), shape))
     return rows
 
 
