@@ -397,3 +397,17 @@ def test_mutated_irs_are_a_report_or_one_line(tmp_path):
             assert "\n" not in str(e), str(e)
             outcomes.add("refused")
     assert outcomes == {"report", "refused"}
+
+
+def test_numpy_alone_lints_an_ir():
+    """Neither onnx nor openvino: the command line lints an IR from its .xml (a fresh process)."""
+    import subprocess
+
+    code = ("import sys; sys.modules['onnx'] = sys.modules['openvino'] = None; from bcast.cli import main; "
+            f"code = main(['lint', {str(CORPUS / 'edited_ones_pdpd.xml')!r}]); "
+            "assert not [m for m in sys.modules if m.startswith(('onnx', 'openvino')) and sys.modules[m]]; "
+            "sys.exit(code)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stderr == "", r.stderr[-2000:]
+    assert "shapes from the .xml's port dims (the openvino module is not installed)" in r.stdout
+    assert "differs (openvino, pdpd)" in r.stdout
