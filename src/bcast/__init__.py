@@ -47,13 +47,23 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (nev
     from .translation.search import TranslationError, translate  # noqa: F401
 
 
-def lint(model, target: str = "onnx", layout: "str | None" = None) -> "list[Finding]":
-    """Check every broadcasting node of an ONNX model for ``target`` (and, with ``layout``, the layout
-    change a converter makes: ``"NCHW:NHWC"``): :func:`bcast.models.lint.lint` (needs the onnx package,
-    loaded on the first call: ``pip install 'bcast[onnx]'``)."""
+def lint(model, target: "str | None" = None, layout: "str | None" = None) -> "list[Finding]":
+    """Check every broadcasting node of an ONNX model for ``target`` (default onnx; with ``layout``, the layout
+    change a converter makes too: ``"NCHW:NHWC"``): :func:`bcast.models.lint.lint` (needs the onnx package,
+    loaded on the first call: ``pip install 'bcast[onnx]'``); of an OpenVINO IR (a path ending in ``.xml``,
+    target openvino): :func:`bcast.models.lint_ir.lint_ir` (numpy alone)."""
+    import os
+
+    if isinstance(model, (str, os.PathLike)) and os.fspath(model).lower().endswith(".xml"):
+        from .models.lint_ir import lint_ir
+
+        if layout is not None:
+            raise InputError("layout: a layout change is checked on an ONNX model (the converter's input), not "
+                             "on an OpenVINO IR")
+        return lint_ir(model, target or "openvino")
     from .models.lint import lint as _lint
 
-    return _lint(model, target, layout)
+    return _lint(model, target or "onnx", layout)
 
 
 def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":

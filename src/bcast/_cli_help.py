@@ -82,8 +82,9 @@ examples:
   bcast lint model.onnx --target ncnn              what pnnx -> ncnn computes wrong or cannot convert
   bcast lint model.onnx --target onnx2ncnn         the same for the legacy onnx2ncnn (raw BinaryOp)
   bcast lint model.onnx --target openvino --json
+  bcast lint model.xml                             an OpenVINO IR (model.bin beside it; --bin PATH)
 
-exit status: 0 no findings (or only "values" ones), 1 findings, 2 bad input (not a whole ONNX model, external data
+exit status: 0 no findings (or only "values" ones), 1 findings, 2 bad input (not a whole ONNX model or IR, external data
 outside its folder)
 """
 

@@ -139,23 +139,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_attr_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("lint", help="check every broadcasting node of an ONNX model for a target runtime",
+    p = sub.add_parser("lint", help="check every broadcasting node of a model (ONNX, OpenVINO IR) for a target",
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
-                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
+                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package. "
+                       "An OpenVINO IR (MODEL.xml, its .bin beside it) is checked node by node under each node's "
+                       "own auto_broadcast/axis/mode and OpenVINO's deviations, with the shapes of OpenVINO's reader "
+                       "where openvino is installed, else of the .xml (numpy alone).",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check")
-    p.add_argument("--target", default="onnx", choices=LINT_TARGETS, metavar="TARGET",
+    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, or an OpenVINO IR MODEL.xml")
+    p.add_argument("--target", choices=LINT_TARGETS, metavar="TARGET",
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin), tensorrt (the ONNX-TensorRT "
                    "parser), tflite (a converter's builtins, LiteRT's kernels), coreml (MIL, rank <= 5), tosa "
-                   "(onnx-mlir, level 8K), webnn, nnapi (their op tables); default onnx")
+                   "(onnx-mlir, level 8K), webnn, nnapi (their op tables); default onnx (openvino, the only one, "
+                   "for an IR)")
     p.add_argument("--layout", metavar="FROM:TO",
                    help="a layout change the converter makes to the activations and not to the constants "
-                   "(NCHW:NHWC, as onnx2tf does; several joined by commas, one per rank; channels-last: "
+                   "(NCHW:NHWC; several joined by commas, one per rank; channels-last: "
                    "NCW:NWC,NCHW:NHWC,NCDHW:NDHWC): every broadcast it breaks is a finding, with the permuted "
-                   "shape the constant needs")
+                   "shape the constant needs (ONNX models only)")
+    p.add_argument("--bin", metavar="PATH", help="an IR's weights (default: MODEL.bin beside MODEL.xml)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("rewrite", help="rewrite an ONNX model so that a target computes its broadcasts as specified",
@@ -535,14 +540,27 @@ def _count(n: int, word: str) -> str:
 
 
 def _cmd_lint(args, out) -> int:
-    from .models.lint import format_finding, lint_report
+    from .models.findings import Report, format_finding
 
-    report = lint_report(args.model, args.target, args.layout)
+    if args.model.lower().endswith(".xml"):  # an OpenVINO IR: no onnx needed
+        from .models.lint_ir import lint_ir_report
+
+        if args.layout is not None:
+            raise InputError("--layout: a layout change is checked on an ONNX model (the converter's input), not "
+                             "on an OpenVINO IR")
+        report: Report = lint_ir_report(args.model, args.target or "openvino", bin=args.bin)
+    elif args.bin is not None:
+        raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
+                         "beside it")
+    else:
+        from .models.lint import lint_report
+
+        report = lint_report(args.model, args.target or "onnx", args.layout)
     if args.json:
         print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
     else:
         layout = f", layout {args.layout}" if args.layout else ""
-        head = (f"{args.model} (opset {report.opset}, target {args.target}{layout}): checked "
+        head = (f"{args.model} ({report.describe()}, target {report.target}{layout}): checked "
                 f"{_count(report.checked, 'broadcasting node')} of {report.nodes}")
         print(f"{head}: " + (_count(len(report.findings), "finding") if report.findings else "ok"), file=out)
         for f in report.findings:

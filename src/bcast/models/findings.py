@@ -89,6 +89,10 @@ class Report:
         kernel computes other values on some inputs, so they alone leave a model ok (exit status 0)."""
         return blocking(self.findings) == []
 
+    def describe(self) -> str:
+        """What was read, for the command line's first line."""
+        return f"opset {self.opset}"
+
     def to_dict(self, model: str | None = None) -> dict:
         return {"model": model, "target": self.target, "opset": self.opset, "nodes": self.nodes,
                 "checked": self.checked, "ok": self.ok,
