@@ -145,8 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
                        "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package.",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check")
-    p.add_argument("--target", default="onnx", choices=LINT_TARGETS,
+    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to check (or an ncnn MODEL.param, its "
+                   ".bin beside it)")
+    p.add_argument("--input", action="append", metavar="NAME=SHAPE", help="a .param's Input blob shape, numpy "
+                   "order as ncnn.Mat(ndarray) reads it (in0=1,3,224,224); repeat for each Input")
+    p.add_argument("--target", default=None, choices=LINT_TARGETS,
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin); default onnx")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -526,8 +529,18 @@ def _count(n: int, word: str) -> str:
 
 
 def _cmd_lint(args, out) -> int:
+    if args.model.endswith(".param"):  # an ncnn model (bcast.models.ncnn_param)
+        from .models import ncnn_param
+
+        found = ncnn_param.lint_param(args.model, args.input, args.target)
+        print(ncnn_param.to_json(found, args.model) if args.json else ncnn_param.format_report(found, args.model),
+              file=out)
+        return EXIT_OK if found.ok else EXIT_NOT_BROADCASTABLE
+    if args.input:
+        raise InputError("--input gives the Input shapes of an ncnn .param; an ONNX model declares its own")
     from .models.lint import format_finding, lint_report
 
+    args.target = args.target or "onnx"
     report = lint_report(args.model, args.target)
     if args.json:
         print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
