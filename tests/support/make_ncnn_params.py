@@ -2,7 +2,7 @@
 
 Each small torch module below broadcasts as real networks do; pnnx converts it (TorchScript -> its own
 graph -> ncnn) and this script keeps the ``.ncnn.param``/``.ncnn.bin`` pair as ``<name>.param``/``<name>.bin``
-beside it.  Run from anywhere: ``python tests/models/ncnn_param/make_params.py``.
+in tests/models/ncnn_param/.  Run from anywhere: ``python tests/support/make_ncnn_params.py [NAME...]``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "ncnn_param")
 
 
 class SE(torch.nn.Module):  # squeeze-and-excitation: a (C,1,1) channel scale
