@@ -193,3 +193,14 @@ def test_cli(capsys):
 def test_the_text_report(capsys):
     text = format_report(lint_param(HERE / "tie_edited.param", ["in0=4,4"], run_ncnn=False), "m.param")
     assert text.splitlines()[2] == "add_0: BinaryOp ADD(in0 (4,4), 1 (4,)) -> out0 (4,4)"
+
+
+def test_when_ncnn_dies_the_other_paths_give_the_shapes(monkeypatch):
+    def dies(*args, **kwargs):
+        raise RuntimeError("ncnn's process died (exit status -11)")
+
+    monkeypatch.setattr(ncnn_param, "run_blobs", dies)
+    monkeypatch.setattr(ncnn_param.importlib.util, "find_spec", lambda name: object())
+    report = lint_param(HERE / "batch.param", ["in0=2,3,4", "in1=3,4"])
+    assert report.shapes_from == "--input, bcast's propagation (ncnn not run: ncnn's process died (exit status -11))"
+    assert [f.kind for f in report.findings] == ["unsupported"]

@@ -284,46 +284,52 @@ def _derive(layers: list[Layer], given: dict) -> dict[str, tuple[tuple | None, s
 # --------------------------------------------------------------------------- ncnn itself, in a child process
 
 
+#: The child's program: numpy and ncnn only (no bcast import: it starts fast).  Set as every ncnn run of
+#: bcast is (bcast.frameworks.ncnn.oracle): fp32 kernels, no packing, one thread.
+_CHILD = """
+import pickle, sys
+import numpy as np
+import ncnn
+text, bin_path, feeds, names, values = pickle.load(sys.stdin.buffer)
+net = ncnn.Net()
+opt = net.opt
+opt.use_packing_layout = False
+opt.num_threads = 1
+opt.use_fp16_storage = opt.use_fp16_packed = opt.use_fp16_arithmetic = False
+opt.use_bf16_storage = False
+out = {}
+if net.load_param_mem(text) == 0 and net.load_model(bin_path) == 0:
+    ex = net.create_extractor()
+    for k, v in feeds.items():
+        ex.input(k, ncnn.Mat(v).clone())
+    for name in names:
+        ret, mat = ex.extract(name)
+        if ret == 0:
+            arr = np.array(mat).copy()
+            out[name] = arr if values else arr.shape
+pickle.dump(out, sys.stdout.buffer)
+sys.stdout.buffer.flush()
+"""
+
+
 def run_blobs(param_text: str, bin_path: str, feeds: dict, names: list[str], *, values: bool = False,
               timeout: float = 120) -> dict:
     """Run ncnn on the net (``param_text``, the weights at ``bin_path``) fed ``feeds`` (name -> array) and
     extract ``names`` in a child process: name -> numpy shape of its Mat (with ``values``: the array);
     a blob ncnn did not produce is left out.  :class:`RuntimeError` when the child dies."""
-    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
     job = pickle.dumps((param_text, bin_path, {k: np.ascontiguousarray(v, np.float32) for k, v in feeds.items()},
                         list(names), values))
     try:
-        proc = subprocess.run([sys.executable, "-c", "from bcast.models.ncnn_param import _child; _child()"],
-                              input=job, capture_output=True, timeout=timeout, env=env)
+        proc = subprocess.run([sys.executable, "-c", _CHILD], input=job, capture_output=True, timeout=timeout,
+                              env=dict(os.environ, OMP_NUM_THREADS="1"))
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"ncnn did not finish in {timeout} s") from None
     if proc.returncode != 0:
         raise RuntimeError(f"ncnn's process died (exit status {proc.returncode})")
-    return pickle.load(io.BytesIO(proc.stdout))
-
-
-def _child() -> None:
-    import ncnn
-
-    from ..frameworks.ncnn.oracle import _configure
-
-    text, bin_path, feeds, names, values = pickle.load(sys.stdin.buffer)
-    net = ncnn.Net()
-    _configure(net.opt)
-    out: dict = {}
-    if net.load_param_mem(text) == 0 and net.load_model(bin_path) == 0:
-        ex = net.create_extractor()
-        for k, v in feeds.items():
-            ex.input(k, ncnn.Mat(v).clone())
-        for name in names:
-            ret, mat = ex.extract(name)
-            if ret == 0:
-                arr = np.array(mat).copy()
-                out[name] = arr if values else arr.shape
-    pickle.dump(out, sys.stdout.buffer)
-    sys.stdout.buffer.flush()
+    try:
+        return pickle.load(io.BytesIO(proc.stdout))
+    except Exception:
+        raise RuntimeError("ncnn's process wrote no result") from None
 
 
 # --------------------------------------------------------------------------- the checks
