@@ -47,12 +47,19 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (nev
     from .translation.search import TranslationError, translate  # noqa: F401
 
 
-def lint(model, target: str = "onnx") -> "list[Finding]":
+def lint(model, target: str = "onnx", inputs=()) -> "list[Finding]":
     """Check every broadcasting node of an ONNX model for ``target``: :func:`bcast.models.lint.lint`
-    (needs the onnx package, loaded on the first call: ``pip install 'bcast[onnx]'``)."""
+    (needs the onnx package, loaded on the first call: ``pip install 'bcast[onnx]'``); an ncnn ``.param``
+    (``inputs``: its Input shapes, ``"in0=1,3,224,224"``): :func:`bcast.models.ncnn_param.lint_param`."""
+    import os
+
+    if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".param"):
+        from .models.ncnn_param import lint_param
+
+        return lint_param(model, inputs, None if target == "onnx" else target).findings
     from .models.lint import lint as _lint
 
-    return _lint(model, target)
+    return _lint(model, target, inputs)
 
 
 def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":

@@ -204,3 +204,12 @@ def test_when_ncnn_dies_the_other_paths_give_the_shapes(monkeypatch):
     report = lint_param(HERE / "batch.param", ["in0=2,3,4", "in1=3,4"])
     assert report.shapes_from == "--input, bcast's propagation (ncnn not run: ncnn's process died (exit status -11))"
     assert [f.kind for f in report.findings] == ["unsupported"]
+
+
+def test_bcast_lint_reads_a_param_too():
+    import bcast
+
+    (f,) = bcast.lint(str(HERE / "batch.param"), inputs=["in0=2,3,4", "in1=3,4"])
+    assert (f.kind, f.target, f.op_type) == ("unsupported", "ncnn", "BinaryOp MUL")
+    with pytest.raises(InputError, match="the target of a .param is ncnn"):
+        bcast.lint(str(HERE / "batch.param"), target="openvino")

@@ -282,8 +282,12 @@ def checker(target: str, shapes: Shapes, graph: Any) -> Target:
     return TARGET_CHECKS[target](shapes, graph)
 
 
-def lint_report(model, target: str = "onnx") -> Report:
+def lint_report(model, target: str = "onnx", inputs=()) -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
+    if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".param"):  # an ncnn model
+        from .ncnn_param import lint_param
+
+        return lint_param(model, inputs, None if target == "onnx" else target)
     if target not in TARGETS:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
     locations: list[str] = []
@@ -336,7 +340,7 @@ def _elem_types(shapes: Shapes, names: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(map(shapes.elem_type, names))
 
 
-def lint(model: Any, target: str = "onnx") -> list[Finding]:
+def lint(model: Any, target: str = "onnx", inputs=()) -> list[Finding]:
     """Check every broadcasting node of an ONNX model for ``target``.
 
     Parameters
@@ -345,6 +349,9 @@ def lint(model: Any, target: str = "onnx") -> list[Finding]:
         The model (a path: read whole, external data checked to stay in its folder).
     target : {"onnx", "ncnn", "openvino", "onnx2ncnn"}
         The runtime the model is for (see the module docstring).
+    inputs : sequence of str
+        For an ncnn ``.param`` (linted by :mod:`bcast.models.ncnn_param`, target ncnn): the Input
+        shapes, ``"in0=1,3,224,224"``.
 
     Returns
     -------
@@ -356,4 +363,4 @@ def lint(model: Any, target: str = "onnx") -> list[Finding]:
     InputError
         The file is not a whole ONNX model, or the target is unknown.
     """
-    return lint_report(model, target).findings
+    return lint_report(model, target, inputs).findings
