@@ -38,6 +38,7 @@ import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -59,6 +60,8 @@ MAGIC = "7767517"
 MAX_BYTES = 64 << 20
 #: Layers, and blobs, a .param may declare.
 MAX_LAYERS = 1_000_000
+#: The elements bcast feeds ncnn at most, all Inputs together (float32: 256 MiB).
+MAX_FED = 1 << 26
 #: Layers that output a blob of their (first) input's shape: element-wise activations and the like.
 SAME_SHAPE = frozenset((
     "AbsVal", "BNLL", "BatchNorm", "Bias", "Clip", "Dropout", "ELU", "Erf", "Exp", "GELU", "HardSigmoid",
@@ -209,8 +212,18 @@ def _whdc(params: dict, absent: int) -> tuple:
     return tuple(params.get(k, absent) for k in (0, 1, 11, 2))
 
 
+def _positive(shape: tuple | None) -> tuple | None:
+    """The shape if every dim is an int of 1 or more (anything else in a file is not a shape: unknown)."""
+    ok = shape is not None and all(type(d) is int and d > 0 for d in shape)
+    return shape if ok else None
+
+
 def _from_whdc(w, h, d, c) -> tuple | None:
     """numpy order of the blob of ncnn dims w/h/d/c (0: absent), as MemoryData and Input make it."""
+    return _positive(_whdc_shape(w, h, d, c))
+
+
+def _whdc_shape(w, h, d, c) -> tuple | None:
     if d:
         return (c, d, h, w)
     if c:
@@ -239,7 +252,7 @@ def _reshape(params: dict, src: tuple | None) -> tuple | None:
             if rest <= 0 or total % rest:
                 return None
             dims[dims.index(-1)] = total // rest
-    return tuple(dims[::-1])
+    return _positive(tuple(dims[::-1]))
 
 
 def _binary(layer: Layer) -> bool:
@@ -275,7 +288,7 @@ def _derive(layers: list[Layer], given: dict) -> dict[str, tuple[tuple | None, s
             for j in range(len(layer.tops)):
                 dims, w, h, c = hint[4 * j:4 * j + 4]
                 if dims in (1, 2, 3):
-                    outs[j], origin = ((w,), (h, w), (c, h, w))[dims - 1], "hint"
+                    outs[j], origin = _positive(((w,), (h, w), (c, h, w))[dims - 1]), "hint"
         for t, s in zip(layer.tops, outs):
             shapes[t] = (s, origin if s is not None else "unknown")
     return shapes
@@ -312,16 +325,32 @@ sys.stdout.buffer.flush()
 """
 
 
+def _limit_memory(budget: int) -> None:  # pragma: no cover (runs in the child, before exec)
+    """The child's address space: the memory budget and 2 GiB for Python, numpy and ncnn (a .param's
+    MemoryData or Reshape may ask for anything: ncnn's allocation fails, the child dies, bcast says so)."""
+    try:
+        import resource
+
+        limit = budget + (2 << 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+
 def run_blobs(param_text: str, bin_path: str, feeds: dict, names: list[str], *, values: bool = False,
               timeout: float = 120) -> dict:
     """Run ncnn on the net (``param_text``, the weights at ``bin_path``) fed ``feeds`` (name -> array) and
     extract ``names`` in a child process: name -> numpy shape of its Mat (with ``values``: the array);
     a blob ncnn did not produce is left out.  :class:`RuntimeError` when the child dies."""
+    from ..run._budget import memory_budget
+
     job = pickle.dumps((param_text, bin_path, {k: np.ascontiguousarray(v, np.float32) for k, v in feeds.items()},
                         list(names), values))
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD], input=job, capture_output=True, timeout=timeout,
-                              env=dict(os.environ, OMP_NUM_THREADS="1"))
+                              env=dict(os.environ, OMP_NUM_THREADS="1"),
+                              preexec_fn=partial(_limit_memory, memory_budget()) if os.name == "posix" else None)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"ncnn did not finish in {timeout} s") from None
     if proc.returncode != 0:
@@ -421,7 +450,6 @@ def lint_param(path, inputs=(), target: str | None = None, *, run_ncnn: bool = T
     text, layers = read_param(path)
     given = parse_inputs(inputs, layers)
     shapes = _derive(layers, given)
-    how = ", ".join(sorted({_ORIGIN[o] for _, o in shapes.values()}))
     bin_path = os.path.splitext(path)[0] + ".bin"
     wanted = list(dict.fromkeys(n for layer in layers if _binary(layer) for n in (*layer.bottoms, *layer.tops)))
     ins = [t for layer in layers if layer.type == "Input" for t in layer.tops]
@@ -434,15 +462,21 @@ def lint_param(path, inputs=(), target: str | None = None, *, run_ncnn: bool = T
         why_not = f"no {os.path.basename(bin_path)} beside the .param"
     elif any(n not in given for n in ins):
         why_not = "not every Input has a --input shape"
+    elif sum(int(np.prod(given[n])) for n in ins) > MAX_FED:
+        why_not = f"the --input shapes hold more than {MAX_FED} elements"
     elif wanted:
         _read(bin_path, "an ncnn .bin", MAX_BYTES * 64)  # a regular file, bounded (ncnn reads it itself)
         rng = np.random.default_rng(0)
         try:
             real = run_blobs(text, bin_path, {n: rng.random(given[n], np.float32) for n in ins}, wanted)
             shapes.update({n: (tuple(s), "ncnn") for n, s in real.items()})
-            how = "ncnn's run of the model"
+            if not real:
+                why_not = "ncnn did not load the model or compute any of its blobs"
         except RuntimeError as e:
             why_not = str(e)
+    seen = {o for layer in layers if _binary(layer) for o in (shapes.get(n, (None, "unknown"))[1]
+                                                              for n in layer.bottoms)}
+    how = ", ".join(sorted(_ORIGIN[o] for o in seen)) or "none needed (no two-blob BinaryOp)"
     if why_not:
         how += f" (ncnn not run: {why_not})"
     report = ParamReport("ncnn", 0, len(layers), 0, shapes_from=how, layers=layers)
