@@ -118,6 +118,8 @@ def test_unknown_shapes_are_never_guessed():
     ("", "not an ncnn .param (the first line is not the magic number 7767517)"),
     ("7767516\n1 1\nInput in0 0 1 in0\n", "magic number"),
     ("7767517\n1\n", "line 2 must be the layer and blob counts"),
+    ("7767517\n\u00b2 1\n", "line 2 must be the layer and blob counts"),
+    ("7767517\n1 1\nInput in0 0 \u00b2 in0\n", "line 3: a layer is"),
     ("7767517\n2 1\nInput in0 0 1 in0\n", "line 2 declares 2 layers, the file has 1"),
     ("7767517\n1 1\nInput in0\n", "line 3: a layer is"),
     ("7767517\n1 1\nInput in0 0 3 in0\n", "0 bottoms and 3 tops declared, 1 names given"),

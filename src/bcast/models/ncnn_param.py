@@ -142,6 +142,11 @@ def _params(tokens: list[str], where: str) -> dict:
     return out
 
 
+def _count(token: str) -> bool:
+    """A count as ncnn scans it: ASCII digits (str.isdigit also takes '²')."""
+    return token.isascii() and token.isdigit()
+
+
 def read_param(path: str) -> tuple[str, list[Layer]]:
     """The text and the layers of the ``.param`` at ``path``; a one-line :class:`InputError` for
     anything that is not one (checked as ncnn's ``load_param`` checks it, and bounded)."""
@@ -154,7 +159,7 @@ def read_param(path: str) -> tuple[str, list[Layer]]:
     if not lines or lines[0].strip() != MAGIC:
         raise InputError(f"{path}: not an ncnn .param (the first line is not the magic number {MAGIC})")
     head = lines[1].split() if len(lines) > 1 else []
-    if len(head) != 2 or not all(h.isdigit() for h in head):
+    if len(head) != 2 or not all(_count(h) for h in head):
         raise InputError(f"{path}: line 2 must be the layer and blob counts")
     n_layers, n_blobs = map(int, head)
     if n_layers > MAX_LAYERS or n_blobs > MAX_LAYERS:
@@ -167,7 +172,7 @@ def read_param(path: str) -> tuple[str, list[Layer]]:
         if not tokens:
             continue
         where = f"{path} line {i}"
-        if len(tokens) < 4 or not tokens[2].isdigit() or not tokens[3].isdigit():
+        if len(tokens) < 4 or not _count(tokens[2]) or not _count(tokens[3]):
             raise InputError(f"{where}: a layer is 'type name nbottom ntop bottoms... tops... params'")
         nb, nt = int(tokens[2]), int(tokens[3])
         if 4 + nb + nt > len(tokens):
