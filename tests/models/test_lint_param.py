@@ -130,6 +130,7 @@ def test_unknown_shapes_are_never_guessed():
     ("7767517\n2 2\nInput in0 0 1 in0\nInput in1 0 1 in0\n", "blob 'in0' is produced twice"),
     ("7767517\n1 1\nInput " + "n" * 300 + " 0 1 in0\n", "longer than ncnn's 255"),
     ("7767517\n2000000 1\n", "more than 1000000"),
+    ("7767517\n1 1\npnnx.Input pnnx_input_0 0 1 0 #0=(1,3,4,5)f32\n", "this is pnnx's own graph (.pnnx.param)"),
 ])
 def test_a_malformed_param_is_one_line(tmp_path, text, error):  # hand-edited files
     p = tmp_path / "bad.param"

@@ -172,6 +172,9 @@ def read_param(path: str) -> tuple[str, list[Layer]]:
         if not tokens:
             continue
         where = f"{path} line {i}"
+        if tokens[0].startswith("pnnx."):
+            raise InputError(f"{where}: a {tokens[0]} layer: this is pnnx's own graph (.pnnx.param), not an ncnn "
+                             "model; lint the .ncnn.param pnnx wrote beside it")
         if len(tokens) < 4 or not _count(tokens[2]) or not _count(tokens[3]):
             raise InputError(f"{where}: a layer is 'type name nbottom ntop bottoms... tops... params'")
         nb, nt = int(tokens[2]), int(tokens[3])
