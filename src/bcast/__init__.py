@@ -47,23 +47,32 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (nev
     from .translation.search import TranslationError, translate  # noqa: F401
 
 
-def lint(model, target: "str | None" = None, layout: "str | None" = None) -> "list[Finding]":
+def lint(model, target: "str | None" = None, layout: "str | None" = None, inputs=()) -> "list[Finding]":
     """Check every broadcasting node of an ONNX model for ``target`` (default onnx; with ``layout``, the layout
     change a converter makes too: ``"NCHW:NHWC"``): :func:`bcast.models.lint.lint` (needs the onnx package,
     loaded on the first call: ``pip install 'bcast[onnx]'``); of an OpenVINO IR (a path ending in ``.xml``,
-    target openvino): :func:`bcast.models.lint_ir.lint_ir` (numpy alone)."""
+    target openvino): :func:`bcast.models.lint_ir.lint_ir` (numpy alone); of an ncnn ``.param`` (``inputs``:
+    its Input shapes, ``"in0=1,3,224,224"``): :func:`bcast.models.ncnn_param.lint_param`."""
     import os
 
-    if isinstance(model, (str, os.PathLike)) and os.fspath(model).lower().endswith(".xml"):
-        from .models.lint_ir import lint_ir
-
+    path = os.fspath(model).lower() if isinstance(model, (str, os.PathLike)) else ""
+    if path.endswith((".xml", ".param")):
+        what = "an OpenVINO IR" if path.endswith(".xml") else "an ncnn .param"
         if layout is not None:
-            raise InputError("layout: a layout change is checked on an ONNX model (the converter's input), not "
-                             "on an OpenVINO IR")
-        return lint_ir(model, target or "openvino")
+            raise InputError(f"layout: a layout change is checked on an ONNX model (the converter's input), not "
+                             f"on {what}")
+        if path.endswith(".xml"):
+            from .models.lint_ir import lint_ir
+
+            if inputs:
+                raise InputError("inputs: the Input shapes of an ncnn .param; an OpenVINO IR declares its own")
+            return lint_ir(model, target or "openvino")
+        from .models.ncnn_param import lint_param
+
+        return lint_param(model, inputs, target).findings
     from .models.lint import lint as _lint
 
-    return _lint(model, target or "onnx", layout)
+    return _lint(model, target or "onnx", layout, inputs)
 
 
 def rewrite(model, target: str, out=None, *, force: bool = False) -> "Rewrite":

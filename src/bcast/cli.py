@@ -148,7 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "own auto_broadcast/axis/mode and OpenVINO's deviations, with the shapes of OpenVINO's reader "
                        "where openvino is installed, else of the .xml (numpy alone).",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, or an OpenVINO IR MODEL.xml")
+    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, an OpenVINO IR MODEL.xml, or an "
+                   "ncnn MODEL.param (its .bin beside it)")
+    p.add_argument("--input", action="append", metavar="NAME=SHAPE", help="a .param's Input blob shape, numpy "
+                   "order as ncnn.Mat(ndarray) reads it (in0=1,3,224,224); repeat for each Input")
     p.add_argument("--target", choices=LINT_TARGETS, metavar="TARGET",
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin), tensorrt (the ONNX-TensorRT "
@@ -542,16 +545,27 @@ def _count(n: int, word: str) -> str:
 def _cmd_lint(args, out) -> int:
     from .models.findings import Report, format_finding
 
+    kind = "an OpenVINO IR" if args.model.lower().endswith(".xml") else \
+        "an ncnn .param" if args.model.lower().endswith(".param") else None
+    if kind and args.layout is not None:
+        raise InputError(f"--layout: a layout change is checked on an ONNX model (the converter's input), "
+                         f"not on {kind}")
+    if args.input and not args.model.lower().endswith(".param"):
+        raise InputError("--input gives the Input shapes of an ncnn .param; an ONNX model or an IR declares its own")
+    if args.bin is not None and not args.model.lower().endswith(".xml"):
+        raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
+                         "beside it, a .param's .bin too")
+    if args.model.lower().endswith(".param"):  # an ncnn model (bcast.models.ncnn_param)
+        from .models import ncnn_param
+
+        found = ncnn_param.lint_param(args.model, args.input, args.target)
+        print(ncnn_param.to_json(found, args.model) if args.json else ncnn_param.format_report(found, args.model),
+              file=out)
+        return EXIT_OK if found.ok else EXIT_NOT_BROADCASTABLE
     if args.model.lower().endswith(".xml"):  # an OpenVINO IR: no onnx needed
         from .models.lint_ir import lint_ir_report
 
-        if args.layout is not None:
-            raise InputError("--layout: a layout change is checked on an ONNX model (the converter's input), not "
-                             "on an OpenVINO IR")
         report: Report = lint_ir_report(args.model, args.target or "openvino", bin=args.bin)
-    elif args.bin is not None:
-        raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
-                         "beside it")
     else:
         from .models.lint import lint_report
 

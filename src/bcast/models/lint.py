@@ -286,8 +286,17 @@ def checker(target: str, shapes: Shapes, graph: Any) -> Target:
     return TARGET_CHECKS[target](shapes, graph)
 
 
-def lint_report(model, target: str = "onnx", layout: str | None = None) -> Report:
+def lint_report(model, target: str = "onnx", layout: str | None = None, inputs=()) -> Report:
     """Like :func:`lint`, with the counts (nodes, broadcasting nodes checked)."""
+    if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".param"):  # an ncnn model
+        from .ncnn_param import lint_param
+
+        if layout is not None:
+            raise InputError("layout: a layout change is checked on an ONNX model (the converter's input), not on "
+                             "an ncnn .param")
+        return lint_param(model, inputs, None if target == "onnx" else target)
+    if inputs:
+        raise InputError("inputs: the Input shapes of an ncnn .param; an ONNX model declares its own")
     if target not in TARGETS:
         raise InputError(f"unknown target {target!r}; the targets are: {', '.join(TARGETS)}")
     layouts = parse_layout(layout) if layout is not None else None
@@ -345,7 +354,7 @@ def _elem_types(shapes: Shapes, names: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(map(shapes.elem_type, names))
 
 
-def lint(model: Any, target: str = "onnx", layout: str | None = None) -> list[Finding]:
+def lint(model: Any, target: str = "onnx", layout: str | None = None, inputs=()) -> list[Finding]:
     """Check every broadcasting node of an ONNX model for ``target``.
 
     Parameters
@@ -357,6 +366,9 @@ def lint(model: Any, target: str = "onnx", layout: str | None = None) -> list[Fi
     layout : str, optional
         A layout change the converter makes (``"NCHW:NHWC"``, ``"channels-last"``): the broadcasts
         it breaks are findings too (:mod:`bcast.models.layout`).
+    inputs : sequence of str
+        For an ncnn ``.param`` (linted by :mod:`bcast.models.ncnn_param`, target ncnn): the Input
+        shapes, ``"in0=1,3,224,224"``.
 
     Returns
     -------
@@ -368,4 +380,4 @@ def lint(model: Any, target: str = "onnx", layout: str | None = None) -> list[Fi
     InputError
         The file is not a whole ONNX model, the target is unknown, or the layout malformed.
     """
-    return lint_report(model, target, layout).findings
+    return lint_report(model, target, layout, inputs).findings
