@@ -101,6 +101,29 @@ OPENVINO_PYTHON_PDPD_AXIS0 = Deviation(
 )
 
 
+def _ov_ir_pdpd_axis0(o: Outcome) -> str | None:
+    if o.rule != "pdpd" or o.attrs.get("axis") != -1 or len(o.shapes[0]) <= len(o.shapes[1]):
+        return None
+    at0 = attempt(o.rule, *o.shapes, axis=0)
+    return (f"openvino's IR reader (Core().read_model) gives a layer with auto_broadcast=\"pdpd\" and no "
+            f"auto_broadcast.auto_broadcast_axis axis 0, not -1, so an IR written so gives {verdict(at0)} here; "
+            "write the axis")
+
+
+OPENVINO_IR_PDPD_AXIS0 = Deviation(
+    id="openvino-ir-pdpd-axis0",
+    runtime=OpenVINORuntime.OPENVINO,
+    proven_on=_OV,
+    rules=("pdpd",),
+    ops="an IR layer (Add, Subtract, ... of opset1 and later) with auto_broadcast=\"pdpd\", read by Core().read_model",
+    condition="the layer's <data> has no auto_broadcast.auto_broadcast_axis (the one spelling the reader reads)",
+    behaviour="the layer gets axis 0, as the Python builders do (openvino-python-pdpd-axis0), not -1",
+    spec="PDPD's default axis is -1, meaning rank(A) - rank(B)",
+    check=_ov_ir_pdpd_axis0,
+    needs_omitted_attr=True,
+)
+
+
 def _ov_select_reference(o: Outcome) -> str | None:
     if o.rule != "openvino-select" or o.plan is None or o.attrs.get("auto_broadcast") != "pdpd":
         return None
@@ -469,6 +492,7 @@ OPENVINO_PRELU_ELEMENT_TYPES = Deviation(
 DEVIATIONS: tuple[Deviation, ...] = (
     OPENVINO_PDPD_TRAILING_ONES,
     OPENVINO_PYTHON_PDPD_AXIS0,
+    OPENVINO_IR_PDPD_AXIS0,
     OPENVINO_CPU_PDPD_OPS,
     OPENVINO_SELECT_REFERENCE_PDPD,
     OPENVINO_BROADCAST_PDPD_STRETCHES_TARGET,

@@ -92,6 +92,49 @@ def openvino_python_pdpd_defaults_axis_to_zero(dev):
         _fixed(dev, ov, f"ops.broadcast(pdpd) accepts data (3,) into [2,3]: {node.get_output_partial_shape(0)}")
 
 
+def _one_layer_ir(a_shape, b_shape, data: str) -> str:
+    """An IR v11 of one Add of two Parameters, its ``<data>`` attributes ``data``."""
+    def port(i, shape, out=False):
+        dims = "".join(f"<dim>{d}</dim>" for d in shape)
+        names = f' names="p{i}"' if out else ""
+        return f'<port id="{i}" precision="FP32"{names}>{dims}</port>'
+    def parameter(i, name, shape):
+        return (f'<layer id="{i}" name="{name}" type="Parameter" version="opset1"><data shape="'
+                f'{",".join(map(str, shape))}" element_type="f32"/><output>{port(0, shape, True)}</output></layer>')
+    layers = (parameter(0, "A", a_shape) + parameter(1, "B", b_shape) +
+              f'<layer id="2" name="sum" type="Add" version="opset1"><data {data}/><input>{port(0, a_shape)}'
+              f'{port(1, b_shape)}</input><output>{port(2, a_shape, True)}</output></layer>'
+              f'<layer id="3" name="out" type="Result" version="opset1"><input>{port(0, a_shape)}</input></layer>')
+    edges = ('<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>'
+             '<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>'
+             '<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>')
+    return f'<?xml version="1.0"?><net name="m" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>'
+
+
+@proof("openvino-ir-pdpd-axis0", cases=[
+    (((2, 3, 4, 5), (4, 5)), dict(rule="pdpd", axis=-1)),
+])
+def openvino_ir_pdpd_defaults_axis_to_zero(dev):
+    """An IR whose pdpd layer leaves out the axis, read by Core().read_model: refused as axis 0 places B;
+    the same IR with the axis written as -1 is read, of A's shape."""
+    ov, _ = _ov()
+    (a_shape, b_shape), _attrs = _case(dev)
+    _expect(_plan(dev).shape == a_shape)
+    with _raises(BroadcastError):
+        infer(a_shape, b_shape, rule="pdpd", axis=0)
+    core = ov.Core()
+    axis = 'auto_broadcast="pdpd" auto_broadcast.auto_broadcast_axis="-1"'
+    written = core.read_model(_one_layer_ir(a_shape, b_shape, axis).encode(), b"")
+    _expect(tuple(written.output(0).get_partial_shape().to_shape()) == a_shape)
+    try:
+        left_out = core.read_model(_one_layer_ir(a_shape, b_shape, 'auto_broadcast="pdpd"').encode(), b"")
+    except RuntimeError as e:
+        _expect("broadcast_merge_into" in str(e), str(e))
+    else:
+        _fixed(dev, ov, f"an IR Add pdpd with no axis of A {a_shape}, B {b_shape} is read: "
+                        f"{left_out.output(0).get_partial_shape()}")
+
+
 def _ov_values(shape, dtype, low=1, high=9, seed=0):
     """Random integers in [low, high) of ``dtype`` (exact in every element type, no 0 divisor)."""
     return np.random.default_rng(seed).integers(low, high, size=shape).astype(dtype)
