@@ -143,10 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every broadcasting node of an ONNX model: invalid under its own spec, "
                        "valid only for some sizes of its symbolic dims, or computed differently (or not at all) by "
                        "the target, or run through a kernel that computes other values on some inputs. Every graph "
-                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package. "
+                       "is checked: If/Loop/Scan bodies and each call of a local function. Needs the onnx package (for ONNX "
+                       "models). "
                        "An OpenVINO IR (MODEL.xml, its .bin beside it) is checked node by node under each node's "
                        "own auto_broadcast/axis/mode and OpenVINO's deviations, with the shapes of OpenVINO's reader "
-                       "where openvino is installed, else of the .xml (numpy alone).",
+                       "where openvino is installed, else of the .xml (numpy alone). An ncnn MODEL.param (its .bin "
+                       "beside it, --input its Input shapes) is checked BinaryOp by BinaryOp under ncnn's rule, with "
+                       "the blob shapes of ncnn's own run where ncnn is installed, else of the file's hints or of the "
+                       "plain layers (unknown otherwise; numpy alone).",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, an OpenVINO IR MODEL.xml, or an "
                    "ncnn MODEL.param (its .bin beside it)")
