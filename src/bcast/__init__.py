@@ -52,15 +52,22 @@ def lint(model, target: "str | None" = None, layout: "str | None" = None, inputs
     change a converter makes too: ``"NCHW:NHWC"``): :func:`bcast.models.lint.lint` (needs the onnx package,
     loaded on the first call: ``pip install 'bcast[onnx]'``); of an OpenVINO IR (a path ending in ``.xml``,
     target openvino): :func:`bcast.models.lint_ir.lint_ir` (numpy alone); of an ncnn ``.param`` (``inputs``:
-    its Input shapes, ``"in0=1,3,224,224"``): :func:`bcast.models.ncnn_param.lint_param`."""
+    its Input shapes, ``"in0=1,3,224,224"``): :func:`bcast.models.ncnn_param.lint_param`; of a ``.tflite``
+    model: :func:`bcast.models.tflite_model.lint_tflite` (numpy alone)."""
     import os
 
     path = os.fspath(model).lower() if isinstance(model, (str, os.PathLike)) else ""
-    if path.endswith((".xml", ".param")):
-        what = "an OpenVINO IR" if path.endswith(".xml") else "an ncnn .param"
+    if path.endswith((".xml", ".param", ".tflite")):
+        what = {".xml": "an OpenVINO IR", ".param": "an ncnn .param"}.get(os.path.splitext(path)[1], "a .tflite model")
         if layout is not None:
             raise InputError(f"layout: a layout change is checked on an ONNX model (the converter's input), not "
                              f"on {what}")
+        if path.endswith(".tflite"):
+            from .models.tflite_model import lint_tflite
+
+            if inputs:
+                raise InputError("inputs: the Input shapes of an ncnn .param; a .tflite model declares its own")
+            return lint_tflite(model, target or "tflite")
         if path.endswith(".xml"):
             from .models.lint_ir import lint_ir
 

@@ -150,10 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "where openvino is installed, else of the .xml (numpy alone). An ncnn MODEL.param (its .bin "
                        "beside it, --input its Input shapes) is checked BinaryOp by BinaryOp under ncnn's rule, with "
                        "the blob shapes of ncnn's own run where ncnn is installed, else of the file's hints or of the "
-                       "plain layers (unknown otherwise; numpy alone).",
+                       "plain layers (unknown otherwise; numpy alone). A MODEL.tflite is checked operator by "
+                       "operator under its kernel's rule (numpy alone).",
                        epilog=EPILOG_LINT, formatter_class=_Formatter)
-    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, an OpenVINO IR MODEL.xml, or an "
-                   "ncnn MODEL.param (its .bin beside it)")
+    p.add_argument("model", metavar="MODEL", help="the model to check: MODEL.onnx, an OpenVINO IR MODEL.xml, an "
+                   "ncnn MODEL.param (its .bin beside it), or a TFLite MODEL.tflite")
     p.add_argument("--input", action="append", metavar="NAME=SHAPE", help="a .param's Input blob shape, numpy "
                    "order as ncnn.Mat(ndarray) reads it (in0=1,3,224,224); repeat for each Input")
     p.add_argument("--target", choices=LINT_TARGETS, metavar="TARGET",
@@ -549,8 +550,8 @@ def _count(n: int, word: str) -> str:
 def _cmd_lint(args, out) -> int:
     from .models.findings import Report, format_finding
 
-    kind = "an OpenVINO IR" if args.model.lower().endswith(".xml") else \
-        "an ncnn .param" if args.model.lower().endswith(".param") else None
+    kind = {".xml": "an OpenVINO IR", ".param": "an ncnn .param", ".tflite": "a .tflite model"}.get(
+        os.path.splitext(args.model.lower())[1])
     if kind and args.layout is not None:
         raise InputError(f"--layout: a layout change is checked on an ONNX model (the converter's input), "
                          f"not on {kind}")
@@ -570,6 +571,10 @@ def _cmd_lint(args, out) -> int:
         from .models.lint_ir import lint_ir_report
 
         report: Report = lint_ir_report(args.model, args.target or "openvino", bin=args.bin)
+    elif args.model.lower().endswith(".tflite"):  # a TFLite flatbuffer: no onnx, no LiteRT needed
+        from .models.tflite_model import lint_tflite_report
+
+        report = lint_tflite_report(args.model, args.target or "tflite")
     else:
         from .models.lint import lint_report
 
