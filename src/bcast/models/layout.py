@@ -123,8 +123,8 @@ def layout_rows(site: Site, layouts: dict[int, Layout], constants: Any) -> list[
     if plan is None or site.legacy or site.op.shape_input is not None:
         return []  # (an opset 1-6 broadcast/axis form; Expand, whose second input is a shape, not data)
     layout = layouts.get(plan.ndim)
-    if layout is None or len(plan.inputs) < 2:
-        return []
+    if layout is None or len(plan.inputs) < 2 or len(plan.inputs) != len(site.inputs):
+        return []  # (Gemm: its rule's inputs are not the node's)
     rank, perm = plan.ndim, layout.perm
     moved = [len(s) == rank and name not in constants for name, s in zip(site.inputs, plan.inputs)]
     if not any(moved):
