@@ -35,7 +35,6 @@ rank is unknown).  numpy is all this module needs.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
@@ -45,6 +44,7 @@ import numpy as np
 from ..core._format import brief
 from ..core.dims import MAX_RANK, UNKNOWN, Interval
 from ..core.errors import InputError
+from ._files import open_regular
 from ..frameworks.openvino.ops import OPS
 
 __all__ = ["IR", "Node", "read", "parse", "MAX_XML_BYTES", "MAX_ELEMENTS", "IR_OPS"]
@@ -109,20 +109,10 @@ def _open(path: str, what: str, limit: int) -> tuple[int, int]:
     size."""
     from ..run.execute import format_bytes, memory_budget
 
-    if "\0" in path:
-        raise InputError(f"{path!r}: not a file name (it has a NUL character)")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file" + (" (an IR's weights lie beside its .xml; --bin names "
-                                                    "them elsewhere)" if what == "weights" else "")) from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    info = os.fstat(fd)
+    fd, info = open_regular(path, " (an IR's weights lie beside its .xml; --bin names them elsewhere)"
+                            if what == "weights" else "")
     problem = None
-    if not stat.S_ISREG(info.st_mode):
-        problem = "not a regular file"
-    elif info.st_size > limit:
+    if info.st_size > limit:
         problem = f"its {format_bytes(info.st_size)} are over the {format_bytes(limit)} bcast reads of an IR's {what}"
     elif what == "xml" and info.st_size > memory_budget():
         problem = (f"its {format_bytes(info.st_size)} are over the memory budget of {format_bytes(memory_budget())} "

@@ -34,7 +34,6 @@ import io
 import json
 import os
 import pickle
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from ..frameworks.ncnn.op_types import OP_TYPES
 from ..rules import infer
 from ..rules.ncnn import NCNN, garbage_shape
 from .findings import Finding, Report
+from ._files import open_regular
 
 __all__ = ["MAGIC", "MAX_BYTES", "MAX_LAYERS", "Layer", "ParamReport", "format_report", "lint_param", "parse_inputs",
            "read_param", "run_blobs"]
@@ -88,17 +88,8 @@ class Layer:
 
 def _read(path: str, what: str, limit: int) -> bytes:
     """A regular file's bytes (at most ``limit``), refused before reading when it is not one."""
-    if "\0" in path:
-        raise InputError(f"{path!r}: not a file name (it has a NUL character)")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    info = os.fstat(fd)
-    problem = ("not a regular file" if not stat.S_ISREG(info.st_mode) else
-               f"larger than {limit >> 20} MiB: not {what} bcast reads" if info.st_size > limit else None)
+    fd, info = open_regular(path)
+    problem = f"larger than {limit >> 20} MiB: not {what} bcast reads" if info.st_size > limit else None
     if problem:
         os.close(fd)
         raise InputError(f"{path}: {problem}")

@@ -42,6 +42,7 @@ import stat
 
 from ..core._format import brief
 from ..core.dims import UNKNOWN, Sym
+from ._files import open_regular
 from ..core.errors import InputError
 
 try:
@@ -110,15 +111,7 @@ def load(model, *, what: str = "model", locations: list | None = None) -> onnx.M
 def _read(path: str) -> bytes:
     """The bytes of a regular file under protobuf's limit.  Opened without blocking (a FIFO with no
     writer), then checked on the open file (no race between the check and the read)."""
-    if "\0" in path:
-        raise InputError(f"{path!r}: not a file name (it has a NUL character)")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    info = os.fstat(fd)
+    fd, info = open_regular(path)
     problem = _unreadable(info)
     if problem:
         os.close(fd)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import stat
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,7 @@ from ..frameworks.deviations import notes_for
 from ..frameworks.tflite.deviations import TFLiteRuntime
 from ..frameworks.tflite.oracle import OP_CODES
 from ..frameworks.tflite.ops import OPS, plan as tflite_plan
+from ._files import open_regular
 from .findings import Finding, Report
 
 __all__ = ["TARGET", "TFLiteReport", "lint_tflite", "lint_tflite_report"]
@@ -142,18 +142,8 @@ class _Op:
 
 def _map(path: str) -> Any:
     """The file mapped read-only (a regular file, refused before reading otherwise)."""
-    if "\0" in path:
-        raise InputError(f"{path!r}: not a file name (it has a NUL character)")
+    fd, info = open_regular(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: not a regular file")
         if info.st_size > MAX_BYTES:
             raise InputError(f"{path}: larger than 2 GiB: not a TFLite model bcast reads")
         if info.st_size < 8:
