@@ -11,12 +11,12 @@ measured, so that a change in either side shows:
 onnx2tf 1.29.24     --layout   --layout   --target onnx2tf --target onnx2tf
                     flagged    not        finding          none
 =================== ========== ========== ================ ================
-same values              49         44            0               93
-other values              8          2           10                0
+same values              51         44            0               95
+other values              6          2            8                0
 fails to convert         15          2            9                8
 =================== ========== ========== ================ ================
 
-The 23 flagged models onnx2tf gets wrong: Max/Min with a (C,1,1) constant (``[1,4,4,3] vs
+The 21 flagged models onnx2tf gets wrong: Max/Min with a (C,1,1) constant (``[1,4,4,3] vs
 [3,1,1]``), rank-5 tables, a Mean of differently laid-out inputs, each node lint calls ``differs`` on
 shapes whose dims coincide (onnx2tf guesses the transposition from the sizes), and four If models
 whose branch reads an outer constant (onnx2tf fails there with a KeyError of its own, whatever the
@@ -33,6 +33,7 @@ onnx2tf's control flow, not a broadcast.
 
 from __future__ import annotations
 
+import itertools
 import pathlib
 
 import numpy as np
@@ -110,8 +111,8 @@ OUTCOMES = {
     "layernorm_conv_b2": ("different", True, True),
     "layernorm_hand_b1": ("same", True, False),
     "layernorm_hand_b2": ("same", True, False),
-    "linear_stem_b1": ("different", True, True),
-    "linear_stem_b2": ("different", True, True),
+    "linear_stem_b1": ("same", True, False),
+    "linear_stem_b2": ("same", True, False),
     "listed_weights_b1": ("same", True, False),
     "listed_weights_b2": ("same", True, False),
     "loop_refine_b1": ("failed", False, False),
@@ -196,18 +197,27 @@ def _converted_outcome(name: str) -> str:
     want = session.run(None, feeds)
     it = Interpreter(model_path=str(path))
     it.allocate_tensors()
-    for det in it.get_input_details():
+    inputs = it.get_input_details()
+    # onnx2tf takes 3-D to 5-D inputs channels-last where it can; an input whose channels-last shape is its own
+    # (linear_stem's (1,8,8)) does not say which it did: both are tried (onnx2tf kept linear_stem's as it is).
+    choices = []
+    for det in inputs:
         src = feeds[det["name"].removeprefix("serving_default_").rsplit(":", 1)[0]]
-        if src.ndim in NHWC and np.transpose(src, NHWC[src.ndim]).shape == tuple(det["shape"]):
-            src = np.transpose(src, NHWC[src.ndim])  # onnx2tf takes 3-D to 5-D inputs channels-last
-        it.set_tensor(det["index"], np.ascontiguousarray(src.astype(det["dtype"])))
-    it.invoke()
-    got = [it.get_tensor(o["index"]) for o in it.get_output_details()]
-    for w in want:
-        forms = [w] + ([np.transpose(w, NHWC[w.ndim])] if w.ndim in NHWC else [])
-        if not any(g.shape == v.shape and np.allclose(g, v, rtol=1e-4, atol=1e-4) for g in got for v in forms):
-            return "different"
-    return "same"
+        last = np.transpose(src, NHWC[src.ndim]) if src.ndim in NHWC else src
+        if last.shape != tuple(det["shape"]):
+            choices.append([src])
+        else:
+            choices.append([last, src] if src.shape == last.shape else [last])
+    for feed in itertools.product(*choices):
+        for det, src in zip(inputs, feed):
+            it.set_tensor(det["index"], np.ascontiguousarray(src.astype(det["dtype"])))
+        it.invoke()
+        got = [it.get_tensor(o["index"]) for o in it.get_output_details()]
+        if all(any(g.shape == v.shape and np.allclose(g, v, rtol=1e-4, atol=1e-4) for g in got
+                   for v in [w] + ([np.transpose(w, NHWC[w.ndim])] if w.ndim in NHWC else []))
+               for w in want):
+            return "same"
+    return "different"
 
 
 def test_the_table_covers_the_corpus():
