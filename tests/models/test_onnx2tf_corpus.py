@@ -186,13 +186,13 @@ def _feeds(session):
     return feeds
 
 
-def _converted_outcome(name: str) -> str:
+def _converted_outcome(name: str, models: pathlib.Path = CORPUS, converted: pathlib.Path = CONVERTED) -> str:
     from ai_edge_litert.interpreter import Interpreter
 
-    path = CONVERTED / f"{name}.tflite"
+    path = converted / f"{name}.tflite"
     if not path.exists():
         return "failed"
-    session = ort.InferenceSession(str(CORPUS / f"{name}.onnx"), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(models / f"{name}.onnx"), providers=["CPUExecutionProvider"])
     feeds = _feeds(session)
     want = session.run(None, feeds)
     it = Interpreter(model_path=str(path))
@@ -248,3 +248,38 @@ def test_the_onnx2tf_column_is_the_outcome():
 def test_what_lint_target_onnx2tf_says():
     got = {name: bool(lint(str(CORPUS / f"{name}.onnx"), target="onnx2tf")) for name in sorted(OUTCOMES)}
     assert got == {name: finding for name, (_, _, finding) in OUTCOMES.items()}
+
+
+PROBES = HERE / "onnx2tf_corpus" / "probes"
+
+#: Small probes of lint_onnx2tf's rules (made by onnx2tf_corpus/make_probes.py): probe: (what onnx2tf's .tflite
+#: computes, whether lint --target onnx2tf has a finding, the rule).  Where the two disagree the model is wrong:
+#: pinned as such, so that a better model shows.
+PROBE_OUTCOMES = {
+    "max_c11": ("failed", True, "1: Max.py reconciles nothing: [1,4,5,3] vs [3,1,1]"),
+    "max_1c11": ("same", False, "1's fix: the constant at the activation's rank, onnx2tf transposes it"),
+    "pow_1c11": ("same", False, "1's fix, for Pow"),
+    "mask_square": ("different", True, "4: H == W, the (1,1,1,W) mask put on H"),
+    "mask_rect": ("same", False, "4: H != W, right"),
+    "matmul_table3": ("same", False, "a MatMul's result has no before_op_output_shape_trans: the (1,T,T) constant "
+                      "is not transposed either"),
+    "matmul_squared_table3": ("same", True, "MISSED BY THE MODEL: attention_qk's pattern (a square (1,T,T) result of "
+                              "an op other than MatMul, a (1,T,T) constant) without its Transpose and scalar: onnx2tf "
+                              "converts it right, lint flags it (rule 2a)"),
+    "matmul_table2": ("same", False, "a (T,T) constant (rank 2) stays as it is, as the MatMul's result does"),
+}
+
+
+def test_the_probe_table_covers_the_probes():
+    assert {m for m, (outcome, finding, _) in PROBE_OUTCOMES.items()
+            if finding != (outcome != "same")} == {"matmul_squared_table3"}  # the model's one known false alarm
+    assert sorted(PROBE_OUTCOMES) == sorted(p.stem for p in PROBES.glob("*.onnx"))
+    assert sorted(p.stem for p in PROBES.glob("*.tflite")) == sorted(
+        m for m, (outcome, _, _) in PROBE_OUTCOMES.items() if outcome != "failed")
+
+
+@pytest.mark.parametrize("name", sorted(PROBE_OUTCOMES))
+def test_what_onnx2tf_computes_on_each_probe_and_what_lint_says(name):
+    outcome, finding, rule = PROBE_OUTCOMES[name]
+    assert _converted_outcome(name, PROBES, PROBES) == outcome, rule
+    assert bool(lint(str(PROBES / f"{name}.onnx"), target="onnx2tf")) == finding, rule

@@ -14,8 +14,11 @@ normalisation (onnx2tf's kernels are NHWC), and what an op computes from one at 
 MatMul's and Gemm's (a MatMul's result comes out in the ONNX layout, observed on attention_qk and
 linear_stem; Reshape, Transpose and the like onnx2tf follows with logic of its own, not modelled:
 their results count as channels-last); and a constant of the node's rank, which
-``get_constant_or_variable`` transposes with the permutation of its own rank (``tensor_rank > 2``).
-Every other operand keeps its layout.  On that,
+``get_constant_or_variable`` transposes with the permutation of its own rank (``tensor_rank > 2``)
+when every activation of the node has ``before_op_output_shape_trans``: set
+(``inverted_operation_enable_disable``) where TensorFlow's shape is not ONNX's, or where the dims
+after the first are all one size and the op is not a MatMul.  Every other operand keeps its layout.
+On that,
 ``--layout``'s check (:func:`~bcast.models.layout.layout_rows`) says which nodes the transpositions
 break, and these rules say what onnx2tf makes of them:
 
@@ -47,6 +50,11 @@ break, and these rules say what onnx2tf makes of them:
    (a ``(B,1,1,T)`` mask on ``(B,C,T,T)`` scores): ``shape_unmatched_special_avoidance_workaround``
    picks the transposition by matching sizes and puts the mask on H (a converted Add of the two alone
    does so when ``H == W``, and is right when they differ): ``differs``.
+
+Probes of these rules, each converted by onnx2tf and run in LiteRT, are pinned in
+tests/models/test_onnx2tf_corpus.py (``PROBE_OUTCOMES``), one of them a known false alarm: a
+square ``(1,T,T)`` product of a MatMul's result and a ``(1,T,T)`` constant added to it, which onnx2tf
+converts right where attention_qk's (a scaled product of two MatMul results) goes wrong.
 
 Not modelled: control flow.  onnx2tf fails on an If whose branch reads an outer initializer (a KeyError
 of its own) and on Loop, whatever the broadcasts: no finding here.  Nor the 3-D inputs onnx2tf keeps
@@ -108,11 +116,13 @@ class Checks(TFLiteChecks):
         self.constants: set[str] = (inherited.constants if inherited else set()) | _graph_constants(graph)
         self.first_layout: set[str] = set(inherited.first_layout) if inherited else set()
         self.channels_last: set[str] = set(inherited.channels_last) if inherited else set()
+        self.trans: set[str] = set(inherited.trans) if inherited else set()  # before_op_output_shape_trans
         for i in getattr(graph, "input", ()):  # onnx2tf takes a 3-D to 5-D input channels-last
             name = getattr(i, "name", i)
             shape = shapes.get(name)
             if name not in self.constants and shape is not None and len(shape) in _LAYOUTS:
                 self.channels_last.add(name)
+                self.trans.add(name)
 
     def visit(self, node: Any, site: Site | None) -> None:
         """Which outputs onnx2tf computes channels-last, and rule 3's bookkeeping: the outputs a reconciling op
@@ -125,6 +135,11 @@ class Checks(TFLiteChecks):
                         or any(i in self.channels_last and len(self.shapes.get(i) or ()) == len(shape)
                                for i in node.input)):
                     self.channels_last.add(out)
+        for out in node.output:  # inverted_operation_enable_disable: TF's shape is not ONNX's, or its dims
+            shape = self.shapes.get(out)  # after the first are all one size and the op is not MatMul
+            if out in self.channels_last or (shape is not None and len(shape) >= 3 and len(set(shape[1:])) == 1
+                                             and node.op_type != "MatMul"):
+                self.trans.add(out)
         if site is None or site.plan is None or site.op.name not in RECONCILING or site.plan.ndim not in _LAYOUTS:
             return
         rank = site.plan.ndim
@@ -134,19 +149,20 @@ class Checks(TFLiteChecks):
             self.first_layout.update(node.output)
 
     def _kept(self, site: Site) -> frozenset[str]:
-        """The operands onnx2tf leaves in the ONNX layout: a constant of another rank than the node's (one of
-        its rank is transposed with the activations: ``get_constant_or_variable``), an activation it does not
-        compute channels-last (a MatMul's result)."""
+        """The operands onnx2tf leaves in the ONNX layout: an activation it does not compute channels-last (a
+        MatMul's result); a constant of another rank than the node's; one of its rank unless every activation
+        of the node has ``before_op_output_shape_trans`` (then ``get_constant_or_variable`` transposes it)."""
         plan = site.plan
         assert plan is not None
+        moves = all(n in self.trans for n in site.inputs if n not in self.constants)
         return frozenset(n for n, s in zip(site.inputs, plan.inputs)
-                         if (len(s) != plan.ndim if n in self.constants else n not in self.channels_last))
+                         if (len(s) != plan.ndim or not moves if n in self.constants else n not in self.channels_last))
 
     def context(self, site: Site) -> tuple:
         kept = self._kept(site) if site.plan is not None else frozenset()
         return (*super().context(site), tuple(n in self.constants for n in site.inputs),
                 tuple(n in kept for n in site.inputs), tuple(n in self.first_layout for n in site.inputs),
-                tuple(n in self.channels_last for n in site.inputs))
+                tuple(n in self.channels_last for n in site.inputs), tuple(n in self.trans for n in site.inputs))
 
     def check(self, site: Site) -> list[Row]:
         return super().check(site) + self.onnx2tf_rows(site)
