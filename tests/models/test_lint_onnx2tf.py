@@ -43,6 +43,7 @@ CASES = [
     ("Add", (1, 2, 3, 4), (1, 1, 1, 4), False, None, "4: H != W, onnx2tf gets it right"),
     ("Mul", (1, 3, 4, 4), (1, 3, 1, 1), False, None, "4: a per-channel activation (SE, FiLM)"),
     ("Add", (1, 4), (4,), True, None, "rank 2: no layout change"),
+    ("Less", (1, 3, 4, 5), (3, 1, 1), True, "unsupported", "1: Less.py rotates equal ranks only"),
 ]
 
 

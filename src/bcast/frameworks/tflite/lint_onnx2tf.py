@@ -27,14 +27,16 @@ break, and these rules say what onnx2tf makes of them:
    ``shape_unmatched_special_avoidance_workaround`` (common_functions.py), which transpose or reshape
    an operand until the two broadcast.  Max, Min, Mean, Sum, Pow (ops/Max.py, Min.py, Mean.py, Sum.py,
    Pow.py) and the other broadcasting ops hand their operands to TensorFlow as converted: the finding
-   stands (``[1,4,4,3] vs [3,1,1]`` in tf.math.maximum).  The fix: the constant at the activation's
-   rank, ONNX layout kept (``(1,3,1,1)``), which onnx2tf then transposes itself (a converted Max and Pow
-   with such a constant compute onnxruntime's values).
+   stands (``[1,4,4,3] vs [3,1,1]`` in tf.math.maximum).  The comparisons and logical ops
+   (Equal.py, Less.py, And.py, ...) call ``shape_unmatched_special_avoidance_workaround`` alone:
+   operands of equal rank that do not broadcast are rotated into place (no finding), the rest stands.
+   The fix: the constant at the activation's rank, ONNX layout kept (``(1,3,1,1)``), which onnx2tf
+   then transposes itself (a converted Max and Pow with such a constant compute onnxruntime's values).
 2. **Reconciling ops, where the sizes tell.**  Where the operands no longer broadcast, or broadcast to
    another shape, those functions find the transposition that makes them broadcast: no finding, but
 
    a. where they still broadcast to the output's shape (dims that coincide: a ``(C,1,1)`` scale on
-      ``H == C``, a ``(T,T)`` table on a square MatMul result), nothing tells onnx2tf that one is laid
+      ``H == C``, a ``(1,T,T)`` table on a square result), nothing tells onnx2tf that one is laid
       out otherwise: other values (``differs``).  A 1-D constant of the last dim's size is put on the
       last axis (``explicit_broadcast``): no finding.
    b. rank 5: a constant with more than one axis that is not 1 and not the activation's own shape is
@@ -76,6 +78,9 @@ TARGET = "onnx2tf"
 
 #: The ops whose onnx2tf converter reconciles a constant with the transposed activation (rule 2).
 RECONCILING = frozenset({"Add", "Sub", "Mul", "Div", "Mod", "PRelu"})
+#: The ops that only try the two rotations on operands of equal rank that do not broadcast
+#: (shape_unmatched_special_avoidance_workaround, no explicit_broadcast: ops/Equal.py, And.py, ...).
+ROTATING = frozenset({"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor"})
 #: The variadic ops that take their inputs as converted, layouts unreconciled (rule 3).
 VARIADIC = frozenset({"Max", "Min", "Mean", "Sum"})
 #: The ops whose result onnx2tf does not compute channels-last, whatever their inputs (observed: a MatMul's
@@ -178,6 +183,9 @@ class Checks(TFLiteChecks):
             found = self._rank5(site)
             if found:
                 return found
+        if rows and op in ROTATING and rows[0].kind == "unsupported" and all(
+                len(s) == plan.ndim for n, s in zip(site.inputs, plan.inputs) if n in self._kept(site)):
+            return []  # rule 1's exception: equal ranks that do not broadcast, rotated into place
         if rows and op not in RECONCILING:  # rule 1
             row = rows[0]
             return [Row(row.kind, row.rule, f"onnx2tf converts {op} without reconciling layouts (ops/{op}.py "
