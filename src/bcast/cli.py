@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=LINT_TARGETS, metavar="TARGET",
                    help="the conversion path: onnx (the spec, onnxruntime), ncnn (pnnx -> ncnn), onnx2ncnn (the "
                    "legacy converter -> ncnn), openvino (its ONNX frontend, CPU plugin), tensorrt (the ONNX-TensorRT "
-                   "parser), tflite (a converter's builtins, LiteRT's kernels), coreml (MIL, rank <= 5), tosa "
+                   "parser), tflite (a converter's builtins, LiteRT's kernels), onnx2tf (those, and onnx2tf's own "
+                   "NHWC transpositions of constants), coreml (MIL, rank <= 5), tosa "
                    "(onnx-mlir, level 8K), webnn, nnapi (their op tables); default onnx (openvino, the only one, "
                    "for an IR)")
     p.add_argument("--layout", metavar="FROM:TO",

@@ -27,8 +27,8 @@ def test_deviation_records_come_framework_by_framework_in_the_registry_order():
 @pytest.mark.parametrize("kind", ["lint", "rewrite"])
 def test_targets_are_declared_by_the_framework_packages(kind):
     found = targets(kind)
-    expected = {"lint": ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "openvino", "tensorrt", "tflite", "tosa",
-                         "webnn"),
+    expected = {"lint": ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "onnx2tf", "openvino", "tensorrt", "tflite",
+                         "tosa", "webnn"),
                 "rewrite": ("onnx", "ncnn", "onnx2ncnn", "openvino", "tensorrt", "tosa")}
     assert tuple(found) == expected[kind]  # onnx (the default) first, then by name
     declared = {t: f"{p}.{kind}_{m}" for p in FRAMEWORKS.values()

@@ -165,8 +165,8 @@ def test_every_target_and_kind_is_documented():
 
     for k in KINDS:
         assert k in L.__doc__
-    assert TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "openvino", "tensorrt", "tflite", "tosa",
-                       "webnn")
+    assert TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "onnx2tf", "openvino", "tensorrt", "tflite",
+                       "tosa", "webnn")
     for t in TARGETS:
         assert f"``{t}``" in L.__doc__, t
 

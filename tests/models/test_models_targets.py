@@ -16,8 +16,8 @@ SRC = pathlib.Path(lint.__file__).resolve().parent.parent
 
 def test_every_lint_target_is_a_framework_module_with_its_checks():
     modules = found("lint")
-    assert tuple(modules) == lint.TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "openvino", "tensorrt",
-                                              "tflite", "tosa", "webnn")
+    assert tuple(modules) == lint.TARGETS == ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "onnx2tf", "openvino",
+                                              "tensorrt", "tflite", "tosa", "webnn")
     for name, module in modules.items():
         assert module.__name__.startswith("bcast.frameworks.")
         assert module.__name__.rpartition(".")[2].startswith("lint_")

@@ -31,9 +31,10 @@ of them.
 This is the converter that leaves every constant alone, the issue trackers' account.  onnx2tf 1.29.24,
 run on the conversion corpus (tests/models/test_onnx2tf_corpus.py), transposes many constants itself
 where the shapes tell it how (a conv bias, an SE scale, a PRelu slope): of 72 corpus models flagged
-here it converts 49 right, and fails on or miscomputes the other 23 (Max/Min with a ``(C,1,1)``
+here it converts 51 right, and fails on or miscomputes the other 21 (Max/Min with a ``(C,1,1)``
 constant, rank-5 tables, the ``differs`` nodes whose dims coincide, If branches).  What this module reports is
-where a converter must transpose a constant; whether onnx2tf does is not modelled yet.
+where a converter must transpose a constant; whether onnx2tf does is target ``onnx2tf``
+(:mod:`bcast.frameworks.tflite.lint_onnx2tf`).
 """
 
 from __future__ import annotations

@@ -41,8 +41,9 @@ deviations: :mod:`bcast.frameworks.onnx.lint_onnx`), ``openvino`` (its ONNX fron
 runs it: :mod:`bcast.frameworks.ncnn.lint_pnnx`), ``onnx2ncnn`` (the legacy converter's raw
 BinaryOp on its blobs: :mod:`bcast.frameworks.ncnn.lint_onnx2ncnn`), and the deployment stacks
 (:mod:`bcast.models.deploy`): ``tensorrt`` (the ONNX-TensorRT parser), ``tflite`` (the builtins a
-converter writes, LiteRT's kernels), ``coreml`` (MIL, rank <= 5), ``tosa`` (onnx-mlir, level 8K),
-``webnn`` and ``nnapi``.  This module walks the
+converter writes, LiteRT's kernels), ``onnx2tf`` (those builtins, and onnx2tf's own NHWC
+transpositions: :mod:`bcast.frameworks.tflite.lint_onnx2tf`), ``coreml`` (MIL, rank <= 5), ``tosa``
+(onnx-mlir, level 8K), ``webnn`` and ``nnapi``.  This module walks the
 model and asks the target's :class:`~bcast.models.target.Target` about each broadcasting node.
 
 >>> from onnx import helper, TensorProto as T

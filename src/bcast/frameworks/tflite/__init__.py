@@ -2,4 +2,4 @@
 the converter's rank limits, its deviation records and proofs, and its oracle (``ai-edge-litert``)."""
 
 #: The lint and rewrite targets this package holds: :func:`bcast.frameworks.targets` reads it.
-TARGETS = {"tflite": "tflite"}
+TARGETS = {"tflite": "tflite", "onnx2tf": "onnx2tf"}
