@@ -551,34 +551,30 @@ def _count(n: int, word: str) -> str:
 def _cmd_lint(args, out) -> int:
     from .models.findings import Report, format_finding
 
-    kind = {".xml": "an OpenVINO IR", ".param": "an ncnn .param", ".tflite": "a .tflite model"}.get(
-        os.path.splitext(args.model.lower())[1])
+    ext = os.path.splitext(args.model.lower())[1]
+    kind = {".xml": "an OpenVINO IR", ".param": "an ncnn .param", ".tflite": "a .tflite model"}.get(ext)
     if kind and args.layout is not None:
         raise InputError(f"--layout: a layout change is checked on an ONNX model (the converter's input), "
                          f"not on {kind}")
-    if args.input and not args.model.lower().endswith(".param"):
+    if args.input and ext != ".param":
         raise InputError("--input gives the Input shapes of an ncnn .param; an ONNX model or an IR declares its own")
-    if args.bin is not None and not args.model.lower().endswith(".xml"):
+    if args.bin is not None and ext != ".xml":
         raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
                          "beside it, a .param's .bin too")
-    if args.model.lower().endswith(".param"):  # an ncnn model (bcast.models.ncnn_param)
+    if ext == ".param":  # an ncnn model (bcast.models.ncnn_param)
         from .models import ncnn_param
-
         found = ncnn_param.lint_param(args.model, args.input, args.target)
         print(ncnn_param.to_json(found, args.model) if args.json else ncnn_param.format_report(found, args.model),
               file=out)
         return EXIT_OK if found.ok else EXIT_NOT_BROADCASTABLE
-    if args.model.lower().endswith(".xml"):  # an OpenVINO IR: no onnx needed
+    if ext == ".xml":  # an OpenVINO IR: no onnx needed
         from .models.lint_ir import lint_ir_report
-
         report: Report = lint_ir_report(args.model, args.target or "openvino", bin=args.bin)
-    elif args.model.lower().endswith(".tflite"):  # a TFLite flatbuffer: no onnx, no LiteRT needed
+    elif ext == ".tflite":  # a TFLite flatbuffer: no onnx, no LiteRT needed
         from .models.tflite_model import lint_tflite_report
-
         report = lint_tflite_report(args.model, args.target or "tflite")
     else:
         from .models.lint import lint_report
-
         report = lint_report(args.model, args.target or "onnx", args.layout)
     if args.json:
         print(json.dumps(report.to_dict(args.model), indent=2, ensure_ascii=False), file=out)
