@@ -263,3 +263,20 @@ def test_mutated_params_give_a_finding_or_one_line(tmp_path):
             lint_param(p, run_ncnn=False)
         except InputError as e:
             assert "\n" not in str(e)
+
+
+def test_string_params_as_pnnx_writes_them(tmp_path):
+    """pnnx writes a Reshape's shape expression as a string param (``6="0w,-1"``, ncnn's ParamDict type 7): 10
+    of the 120 conversion-corpus models have one (attention_qk, gelu_tanh_export, linear_stem, ...). The text is
+    such a file, cut down (edited)."""
+    text = ("7767517\n3 3\nInput in0 0 1 in0\nReshape reshape_0 1 1 in0 1 0=-1 6=\"0w,-1\"\n"
+            "BinaryOp add_0 2 1 in0 1 out0 0=0\n")
+    path = tmp_path / "edited_string.ncnn.param"
+    path.write_text(text)
+    _, layers = read_param(str(path))
+    assert layers[1].params[6] == "0w,-1"
+    lint_param(str(path), ["in0=4,3"], run_ncnn=False)  # a report, not an error
+    bad = tmp_path / "edited_bad_string.ncnn.param"
+    bad.write_text(text.replace('6="0w,-1"', '6="0w,-1'))
+    with pytest.raises(InputError, match="a string param"):
+        read_param(str(bad))

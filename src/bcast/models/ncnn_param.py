@@ -118,6 +118,11 @@ def _params(tokens: list[str], where: str) -> dict:
             pid = int(key)
         except ValueError:
             raise InputError(f"{where}: {tok!r}: the param id {key!r} is not a number") from None
+        if value.startswith('"'):  # a string (ncnn's ParamDict type 7: pnnx writes Reshape's "0w,-1" so)
+            if len(value) < 2 or not value.endswith('"') or not 0 <= pid < 32:
+                raise InputError(f"{where}: {tok[:40]!r} is not a param (a string param is id=\"...\")")
+            out[pid] = value[1:-1]
+            continue
         if pid <= -23300:  # an array: -23300-id=n,v1,...,vn
             pid = -pid - 23300
             n, *items = value.split(",")
