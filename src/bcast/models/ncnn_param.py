@@ -425,8 +425,11 @@ def _finding(layer: Layer, shapes: dict) -> Finding | None:
                          f"{format_shape(numpy_plan.aligned_shape(i))}" for i in moved))
         notes = [n for n in notes_for(result, op) if n.deviation.runtime in runtimes]
         return make("differs", out, f"ncnn's BinaryOp {op} on {names} aligns them otherwise than numpy's broadcast "
-                    f"of the same blobs ({how}): it computes {op} on other elements",
-                    "Reshape the lower-rank blob to the higher rank, 1s where numpy puts them", notes)
+                    f"of the same blobs ({how}): it computes {op} on other elements. Right if the model means "
+                    "ncnn's alignment (pnnx writes a per-channel vector so: an SE gate of (C,) on (C,H,W)), wrong if "
+                    "it means numpy's (advisory: a .param does not say which)",
+                    "if numpy's alignment is meant, Reshape the lower-rank blob to the higher rank, 1s where numpy "
+                    "puts them", notes)
     return None
 
 
@@ -436,6 +439,12 @@ class ParamReport(Report):
 
     shapes_from: str = ""
     layers: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """No finding that says ncnn computes garbage or cannot be checked: ``differs`` (ncnn's own alignment,
+        which a .param may mean: pnnx writes per-channel vectors so) and ``values`` are advisory here."""
+        return all(f.kind in ("differs", "values") for f in self.findings)
 
     def to_dict(self, model: str | None = None) -> dict:
         d = super().to_dict(model)
