@@ -557,7 +557,7 @@ def _cmd_lint(args, out) -> int:
         raise InputError(f"--layout: a layout change is checked on an ONNX model (the converter's input), "
                          f"not on {kind}")
     if args.input and ext != ".param":
-        raise InputError("--input gives the Input shapes of an ncnn .param; an ONNX model or an IR declares its own")
+        raise InputError("--input gives the Input shapes of an ncnn .param; every other format declares its own")
     if args.bin is not None and ext != ".xml":
         raise InputError("--bin: the weights of an OpenVINO IR (MODEL.xml); an ONNX model's external data lie "
                          "beside it, a .param's .bin too")
