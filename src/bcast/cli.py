@@ -177,8 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "to opset 7; --target onnx2ncnn reshapes the operands of the nodes lint flags (initializers "
                        "folded, computed ones by a Reshape); --target ncnn rewrites what pnnx converts wrong (Pow, "
                        "PRelu's slope); --target openvino gives the inputs OpenVINO aligns otherwise the output's "
-                       "rank; --target tensorrt and --target tosa give every input of every broadcasting node its "
-                       "output's rank (equal ranks, onnxruntime's outputs unchanged bit for bit). "
+                       "rank; --target tensorrt, tosa and onnx2tf give every input of every broadcasting node its "
+                       "output's rank (equal ranks, onnxruntime's outputs unchanged bit for bit; onnx2tf then "
+                       "transposes a (1,C,1,1) constant itself). "
                        "Every graph is rewritten: If/Loop/Scan bodies too. Needs the onnx package.",
                        epilog=EPILOG_REWRITE, formatter_class=_Formatter)
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model to rewrite (never written)")

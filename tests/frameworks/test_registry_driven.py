@@ -29,7 +29,7 @@ def test_targets_are_declared_by_the_framework_packages(kind):
     found = targets(kind)
     expected = {"lint": ("onnx", "coreml", "ncnn", "nnapi", "onnx2ncnn", "onnx2tf", "openvino", "tensorrt", "tflite",
                          "tosa", "webnn"),
-                "rewrite": ("onnx", "ncnn", "onnx2ncnn", "openvino", "tensorrt", "tosa")}
+                "rewrite": ("onnx", "ncnn", "onnx2ncnn", "onnx2tf", "openvino", "tensorrt", "tosa")}
     assert tuple(found) == expected[kind]  # onnx (the default) first, then by name
     declared = {t: f"{p}.{kind}_{m}" for p in FRAMEWORKS.values()
                 for t, m in importlib.import_module(p).TARGETS.items()
@@ -40,7 +40,7 @@ def test_targets_are_declared_by_the_framework_packages(kind):
 
 def test_the_command_line_lists_the_targets_without_loading_them():
     code = ("import sys, bcast.cli as c; "
-            "print(c.REWRITE_TARGETS == ('onnx', 'ncnn', 'onnx2ncnn', 'openvino', 'tensorrt', 'tosa') "
+            "print(c.REWRITE_TARGETS == ('onnx', 'ncnn', 'onnx2ncnn', 'onnx2tf', 'openvino', 'tensorrt', 'tosa') "
             "and set(c.REWRITE_TARGETS) < set(c.LINT_TARGETS), "
             "[m for m in sys.modules if m.split('.')[0] in ('numpy', 'onnx') or '.lint_' in m or '.rewrite_' in m])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

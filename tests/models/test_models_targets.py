@@ -26,7 +26,7 @@ def test_every_lint_target_is_a_framework_module_with_its_checks():
 
 def test_every_rewrite_target_is_a_framework_module():
     modules = found("rewrite")
-    assert tuple(modules) == rewrite.TARGETS == ("onnx", "ncnn", "onnx2ncnn", "openvino", "tensorrt", "tosa")
+    assert tuple(modules) == rewrite.TARGETS == ("onnx", "ncnn", "onnx2ncnn", "onnx2tf", "openvino", "tensorrt", "tosa")
     for name, module in modules.items():
         assert module.__name__.rpartition(".")[2].startswith("rewrite_") and module.TARGET == name
         assert callable(module.rewrite)
