@@ -121,8 +121,9 @@ def targets(kind: str) -> dict[str, str]:
 
     >>> targets("rewrite")
     {'onnx': 'bcast.frameworks.onnx.rewrite_onnx', 'ncnn': 'bcast.frameworks.ncnn.rewrite_pnnx', \
-'onnx2ncnn': 'bcast.frameworks.ncnn.rewrite_onnx2ncnn', 'openvino': 'bcast.frameworks.openvino.rewrite_openvino', \
-'tensorrt': 'bcast.frameworks.tensorrt.rewrite_tensorrt', 'tosa': 'bcast.frameworks.tosa.rewrite_tosa'}
+'onnx2ncnn': 'bcast.frameworks.ncnn.rewrite_onnx2ncnn', 'onnx2tf': 'bcast.frameworks.tflite.rewrite_onnx2tf', \
+'openvino': 'bcast.frameworks.openvino.rewrite_openvino', 'tensorrt': 'bcast.frameworks.tensorrt.rewrite_tensorrt', \
+'tosa': 'bcast.frameworks.tosa.rewrite_tosa'}
     """
     found = {}
     for package in FRAMEWORKS.values():
