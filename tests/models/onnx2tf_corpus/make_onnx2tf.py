@@ -28,25 +28,35 @@ CORPUS = os.path.join(os.path.dirname(HERE), "convert_corpus")
 SAMPLE = "calibration_image_sample_data_20x128x128x3_float32.npy"
 
 
+def sample_images(work: str) -> None:
+    """The file of random values onnx2tf reads in place of its sample images (no network here)."""
+    sample = np.random.default_rng(0).uniform(0, 1, (20, 128, 128, 3)).astype(np.float32)
+    np.save(os.path.join(work, SAMPLE), sample)
+
+
+def convert(onnx2tf: str, model: str, work: str, dest: str) -> None:
+    """Convert ``model`` with onnx2tf in ``work`` (holding :func:`sample_images`) and copy its float32 .tflite to
+    ``dest``; print what happened.  onnx2tf is given a copy: it writes its simplified model over its input."""
+    name = os.path.basename(model)[:-5]
+    source = os.path.join(work, f"{name}.onnx")
+    shutil.copyfile(model, source)
+    out = os.path.join(work, name)
+    done = subprocess.run([onnx2tf, "-i", source, "-o", out, "-n"], cwd=work,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    made = os.path.join(out, f"{name}_float32.tflite")
+    if done.returncode == 0 and os.path.isfile(made):
+        shutil.copyfile(made, dest)
+        print(f"{name}: converted")
+    else:
+        print(f"{name}: onnx2tf failed (exit {done.returncode})")
+
+
 def main(onnx2tf: str) -> None:
     with tempfile.TemporaryDirectory() as work:
-        sample = np.random.default_rng(0).uniform(0, 1, (20, 128, 128, 3)).astype(np.float32)
-        np.save(os.path.join(work, SAMPLE), sample)
+        sample_images(work)
         for name in sorted(os.listdir(CORPUS)):
-            if not name.endswith(".onnx"):
-                continue
-            stem = name[:-5]
-            out = os.path.join(work, stem)
-            source = os.path.join(work, name)  # a copy: onnx2tf writes its simplified model over its input
-            shutil.copyfile(os.path.join(CORPUS, name), source)
-            done = subprocess.run([onnx2tf, "-i", source, "-o", out, "-n"], cwd=work,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            made = os.path.join(out, f"{stem}_float32.tflite")
-            if done.returncode == 0 and os.path.isfile(made):
-                shutil.copyfile(made, os.path.join(HERE, f"{stem}.tflite"))
-                print(f"{stem}: converted")
-            else:
-                print(f"{stem}: onnx2tf failed (exit {done.returncode})")
+            if name.endswith(".onnx"):
+                convert(onnx2tf, os.path.join(CORPUS, name), work, os.path.join(HERE, f"{name[:-5]}.tflite"))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ each, run in LiteRT by tests/models/test_onnx2tf_corpus.py.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -19,8 +17,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_onnx2tf import convert, sample_images  # noqa: E402
+
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "probes")
-SAMPLE = "calibration_image_sample_data_20x128x128x3_float32.npy"
 
 #: name: (nodes as (op, inputs, output), graph inputs and their shapes, constants and their shapes, output shape)
 PROBES = {
@@ -54,21 +54,11 @@ def build(name: str) -> onnx.ModelProto:
 def main(onnx2tf: str) -> None:
     os.makedirs(HERE, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        sample = np.random.default_rng(0).uniform(0, 1, (20, 128, 128, 3)).astype(np.float32)
-        np.save(os.path.join(work, SAMPLE), sample)
+        sample_images(work)
         for name in PROBES:
-            onnx.save(build(name), os.path.join(HERE, f"{name}.onnx"))
-            source = os.path.join(work, f"{name}.onnx")  # a copy: onnx2tf writes its simplified model over its input
-            shutil.copyfile(os.path.join(HERE, f"{name}.onnx"), source)
-            out = os.path.join(work, name)
-            done = subprocess.run([onnx2tf, "-i", source, "-o", out, "-n"], cwd=work,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            made = os.path.join(out, f"{name}_float32.tflite")
-            if done.returncode == 0 and os.path.isfile(made):
-                shutil.copyfile(made, os.path.join(HERE, f"{name}.tflite"))
-                print(f"{name}: converted")
-            else:
-                print(f"{name}: onnx2tf failed (exit {done.returncode})")
+            model = os.path.join(HERE, f"{name}.onnx")
+            onnx.save(build(name), model)
+            convert(onnx2tf, model, work, os.path.join(HERE, f"{name}.tflite"))
 
 
 if __name__ == "__main__":
