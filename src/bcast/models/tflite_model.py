@@ -69,7 +69,8 @@ class _Buffer:
         return struct.unpack_from("<I", self.data, at)[0]
 
     def i32(self, at: int) -> int:
-        return self.u32(at) - (1 << 32) if self.u32(at) >= 1 << 31 else self.u32(at)
+        value = self.u32(at)
+        return value - (1 << 32) if value >= 1 << 31 else value
 
     def u16(self, at: int) -> int:
         if at < 0 or at + 2 > self.size:
@@ -102,9 +103,10 @@ class _Buffer:
         return start + 4, n
 
     def ints(self, table: int, index: int) -> list[int] | None:
-        start, n = self.vector(table, index)
+        """The int vector field ``index``; None where absent."""
         if self.field(table, index) is None:
             return None
+        start, n = self.vector(table, index)
         return [self.i32(start + 4 * k) for k in range(n)]
 
     def tables(self, table: int, index: int) -> list[int]:
