@@ -174,6 +174,10 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
     except BaseException as e:  # Ctrl-C included: the workers stop, and it is raised once they have
         stop.append(True)
         mine = e
+    # A worker that has not started by now would find no task left (or stop): its future is cancelled (it
+    # never runs), not waited for.  Waiting cost the wake-up of a sleeping thread, which this thread's own
+    # tasks had not needed: measured, two threads and 8 no-op tasks, 49 us a call; so, 10 us.
+    futures = [f for f in futures if not f.cancel()]
     try:
         first = _wait(futures)  # nothing of this call may write after the caller sees its end
         if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
