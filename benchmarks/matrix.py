@@ -1,7 +1,7 @@
 """bcast's benchmark matrix: cases generated from axes, not picked by hand.
 
 Run:  python benchmarks/matrix.py [--quick] [--sample N] [--seed S] [--only axis=v,...]
-                                  [--rounds R] [--max-bytes B] [--json FILE [--force]]
+                                  [--rounds R] [--max-bytes B] [--json FILE [--force]] [--journal FILE]
 
 A case is one point of the product of the axes (``--list-axes`` prints them):
 
@@ -46,12 +46,15 @@ give the same medians: on 296 cases (every size) the ratio from the first 5 roun
 the 7 rounds' in geomean per file, 1-2% for the median case, but up to 27% off for a single case (2^22),
 enough to move a bucket's worst (on 364 cases at 2^26, 5 rounds: 95% of ratios within 11%, the worst 65%
 off).  Only calls that cannot decide the verdict take fewer: numpy's and a peer's far slower than bcast,
-where a call lasts 0.25 s (:data:`SLOW_S`).  What is left at 2^26 is the candidates' own calls (nine of each:
+where a call lasts 0.01 s (:data:`SLOW_S`).  What is left at 2^26 is the candidates' own calls (nine of each:
 the first, the sizing call, 7 rounds; Pow and numpy's float16 loops take 0.3-1 s a call) and each peer's
 first call (onnxruntime 1.3 s, then 0.25 s, then 0.064 s a call on Where int64).  :data:`CASE_S` was
 measured before :data:`SLOW_S`: at 2^26 it overestimates the cases it spares (Pow, float16).
 ``--list-axes`` prints the estimate of a full run and of the cases its options choose (:data:`CASE_S`); a
-run prints its progress every 100 cases to stderr.
+run prints its progress every 100 cases to stderr.  A full run outlasts many sessions' patience: with
+``--journal FILE`` each case's row is written to FILE as it is measured, and the same command run again
+measures only the cases FILE lacks (same versions, rounds, seed and cores, else it refuses), then prints
+the summary of them all.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ TARGET_GEOMEAN, TARGET_WORST = 1.0, 1.5
 SIZES = (10, 14, 18, 22, 26)  # log2 of the output's element count
 QUICK_SIZES = (10, 14)
 OUTS = ("no", "yes")
+AXES = ("op", "dtype", "size", "pattern", "out")  # a case's axes, as Case.axes names them
 #: Outputs a case holds at its peak, by dtype: measured (ru_maxrss less the 132 MiB of a 2^10 case, less the
 #: inputs, over the output's bytes) on Add (Where for bool) of two 2^26 arrays of one shape, then ~10% added:
 #: int8/uint8 8.1, int32 8.5, int64 9.3, float64 12.4, bool 12.0, float32 15.7, float16 50.5 (the peers
@@ -359,8 +363,10 @@ SETTLE_S = 5e-3
 #: onnxruntime and OpenVINO), and a peer's whose median after those rounds is :data:`FAR` times bcast's or
 #: more (its share of the ratio is then under 1 / FAR, far from the targets).  At 2^26 numpy's float16 loops
 #: and every power take 0.3-1 s a call: measured, a float16 Mean of three inputs 30.7 s a point (its two out
-#: variants; numpy's 18 calls 13.7 s of it) -> 20.4 s, a float32 Pow by rows 35.0 s -> 25.7 s.
-SLOW_S = 0.25
+#: variants; numpy's 18 calls 13.7 s of it) -> 20.4 s, a float32 Pow by rows 35.0 s -> 25.7 s (at 0.25 s).
+#: From 0.01 s (most calls at 2^26: 10-150 ms, OpenVINO's often 3-6x bcast's): 12 sampled 2^26 cases
+#: (``--only size=26 --sample 12 --seed 5``) 59.4 s -> 47.1 s, each ratio within 0.06 of the 0.25 s run's.
+SLOW_S = 0.01
 SLOW_ROUNDS = 3
 FAR = 2.0
 
@@ -668,6 +674,59 @@ def write_json(path: str, data: dict) -> None:
         raise
 
 
+# --------------------------------------------------------------------------- the journal
+
+
+def _journal_head(rounds: int, seed: int) -> dict:
+    """What a journal's rows were measured with: a journal is continued only by a run of the same."""
+    return {"journal": 1, "versions": {"bcast": bcast.__version__, "numpy": np.__version__,
+                                       "onnxruntime": peers.ort_version(), "openvino": peers.ov_version()},
+            "rounds": rounds, "seed": seed, "cores": len(os.sched_getaffinity(0))}
+
+
+def read_journal(path: str, head: dict) -> dict[tuple, dict]:
+    """The rows of the journal at ``path`` by case (:func:`_case_key`); {} when there is none.  A journal
+    written with other versions, rounds, seed or cores is refused (its rows are not this run's); a last
+    line cut short (the run was killed while writing it) is dropped from the file."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):  # a row cut short: dropped, so that the next one starts a line
+            data = data[:data.rfind(b"\n") + 1]
+            f.truncate(len(data))
+    lines = data.decode().splitlines()
+    if not lines:
+        return {}
+    try:
+        first = json.loads(lines[0])
+    except ValueError:
+        first = None
+    if first != head:
+        raise SystemExit(f"matrix: {path} is not a journal of this run (its first line: {lines[0][:200]}; this "
+                         f"run: {json.dumps(head)}); remove it or name another --journal")
+    rows: dict[tuple, dict] = {}
+    for n, line in enumerate(lines[1:], 2):
+        try:
+            row = json.loads(line)
+            rows[_case_key(row)] = row
+        except (ValueError, TypeError, KeyError):
+            raise SystemExit(f"matrix: {path}, line {n}: not a row of the journal") from None
+    return rows
+
+
+def _case_key(axes: dict) -> tuple:
+    return tuple(axes[a] for a in AXES)
+
+
+def _append(path: str, line: dict) -> None:
+    """One line added to the journal, flushed to the disk before the next case starts."""
+    with open(path, "a") as f:
+        f.write(json.dumps(line) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -683,6 +742,9 @@ def parser() -> argparse.ArgumentParser:
                         f"(default {MAX_BYTES / 2**30:.0f} GiB)")
     p.add_argument("--json", help="write every figure to this file")
     p.add_argument("--force", action="store_true", help="let --json replace an existing file")
+    p.add_argument("--journal", help="append each case's row to this file as it is measured; a run given a "
+                                      "journal that exists measures only the cases it lacks (a long run "
+                                      "stopped midway goes on where it stopped)")
     p.add_argument("--list-axes", action="store_true", help="print the axes and the number of cases")
     return p
 
@@ -718,17 +780,34 @@ def run(argv=None) -> dict | None:
     print("\n## cases: median ms per call; ratio = bcast / best peer")
     print(f"{'case':<72} " + " ".join(f"{c:>9}" for c in COLS) + f" {'best':>5} {'ratio':>6}")
     rows, start = [], time.perf_counter()
+    head = _journal_head(rounds, args.seed)
+    done = read_journal(args.journal, head) if args.journal else {}
+    if args.journal and (not os.path.exists(args.journal) or not os.path.getsize(args.journal)):
+        _append(args.journal, head)
     points: dict[tuple, list[Case]] = {}
     for case in chosen:  # the out variants of a point run together, in the order the first one comes
         points.setdefault(point(case), []).append(case)
     order = [c for variants in points.values() for c in variants]
+    earlier = [done[_case_key(c.axes)] for c in order if _case_key(c.axes) in done]
+    todo = [c for c in order if _case_key(c.axes) not in done]
+    if earlier:
+        print(f"({len(earlier)} case(s) from the journal {args.journal}, measured by an earlier run of the same "
+              f"versions; {len(order) - len(earlier)} to measure)")
+    for row in earlier:
+        print_row(row)
+        rows.append(row)
     for variants in points.values():
+        variants = [c for c in variants if _case_key(c.axes) not in done]
+        if not variants:
+            continue
         for row in run_point(variants, rounds=rounds, rng=point_rng(variants[0], args.seed)):
             print_row(row)
             rows.append(row)
+            if args.journal:
+                _append(args.journal, row)
             if len(rows) % PROGRESS_EVERY == 0:
                 print(f"[matrix] {len(rows)} of {len(order)} case(s) in {time.perf_counter() - start:.0f} s; "
-                      f"the rest: ~{estimate(order[len(rows):]) / 60:.0f} min by the cost table",
+                      f"the rest: ~{estimate(todo[len(rows) - len(earlier):]) / 60:.0f} min by the cost table",
                       file=sys.stderr, flush=True)
     for c in skipped if args.sample is None else skipped[:0]:  # a sample was drawn among the cases that fit
         print(f"{_label({**c.axes, 'shapes': shapes(c.op, c.pattern, c.size)}):<72} skipped: "

@@ -2,7 +2,7 @@
 
 Run:  python benchmarks/run.py [--quick] [--sections large,small,shape,lint,memory,threshold,matrix]
                                [matrix options: --sample N --seed S --only axis=v,... --rounds R
-                                --max-bytes B --json FILE --force]
+                                --max-bytes B --json FILE --force --journal FILE]
 
 ``--only`` with section names only (``--only threshold``) picks sections, as
 ``--sections`` does; with ``axis=value`` it is the matrix's (benchmarks/matrix.py).

@@ -279,3 +279,29 @@ def test_progress_lines_and_the_estimate(monkeypatch, capsys):
     out = capsys.readouterr().out
     small = matrix.select(matrix.all_cases(), {"size": {"2^10"}}, None, 0)
     assert "a full run: ~" in out and f"\n{len(small)} case(s) chosen" in out
+
+
+def test_a_journal_lets_a_run_go_on_where_it_stopped(monkeypatch, tmp_path, capsys):
+    journal = tmp_path / "matrix.jsonl"
+    args = ["--quick", "--only", "op=Add,dtype=int8,size=10,pattern=row,scalar", "--rounds", "1",
+            "--journal", str(journal)]
+    measured: list = []
+    real = matrix.run_point
+    monkeypatch.setattr(matrix, "run_point", lambda cases, **kw: measured.extend(cases) or real(cases, **kw))
+    first = matrix.run(args)
+    lines = journal.read_text().splitlines()
+    assert json.loads(lines[0])["journal"] == 1 and len(lines) == 1 + 4 and len(measured) == 4
+    # killed while writing the last row: that row is dropped and measured again, the rest are kept
+    journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:30])
+    measured.clear()
+    again = matrix.run(args)
+    last = json.loads(lines[-1])
+    assert [c.axes for c in measured] == [{a: last[a] for a in matrix.AXES}]
+    assert "(3 case(s) from the journal" in capsys.readouterr().out
+    assert again["all"]["cases"] == first["all"]["cases"] == 4
+    assert len(journal.read_text().splitlines()) == 5
+    measured.clear()
+    matrix.run(args)  # nothing left to measure
+    assert measured == []
+    with pytest.raises(SystemExit, match="not a journal of this run"):  # other rounds: other figures
+        matrix.run([*args[:-4], "--rounds", "2", "--journal", str(journal)])
