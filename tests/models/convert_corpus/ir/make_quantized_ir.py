@@ -1,12 +1,14 @@
-"""Regenerate the quantized OpenVINO IRs of ``quantized/``: ``python tests/models/convert_corpus/ir/make_quantized_ir.py``.
+"""Regenerate the quantized OpenVINO IRs of ``quantized/``:
+``python tests/models/convert_corpus/ir/make_quantized_ir.py``.
 
 Each ``quantized/<model>.xml`` / ``.bin`` is what a user of NNCF ships: ``openvino.convert_model`` of
 ``tests/models/convert_corpus/<model>.onnx``, ``nncf.quantize`` of it calibrated on three random inputs
 (seed 0, default preset: FakeQuantize nodes on the activations, int8 weights behind a Convert and a
 per-channel Multiply), ``openvino.save_model(..., compress_to_fp16=False)``: every corpus model NNCF puts a
 FakeQuantize in.  ``quantized/<model>_w.xml``: the ``_b1`` models quantized with NNCF's weight compression
-off, whose weights keep a FakeQuantize with per-channel ranges (``(C,1,1,1)``, ``(C,1)``), as POT wrote them.  Made with nncf 3.4.0 and
-openvino 2026.4.1 (nncf is not in the test lock: the suite reads the files, it never quantizes).
+off, whose weights keep a FakeQuantize with per-channel ranges (``(C,1,1,1)``, ``(C,1)``), as POT wrote them.
+Made with nncf 3.4.0 and openvino 2026.4.1 (nncf is not in the test lock: the suite reads the files, it
+never quantizes).
 The ``quantized/edited_*`` IRs are those IRs edited by hand here (:data:`EDITS`: a FakeQuantize's range
 made not to broadcast, its auto_broadcast changed), each marked by an XML comment, for lint's findings
 on FakeQuantize nodes.  tests/models/test_lint_ir.py runs them all on OpenVINO's CPU plugin.
@@ -25,7 +27,8 @@ CORPUS = HERE.parent
 _FQ = "x/fq_output_0"
 _C3 = (1.0, 3.0, 0.25)
 
-#: edited IR -> (source IR, [(FakeQuantize input port, new shape, values) or ("auto_broadcast", mode)], what the edit is)
+#: edited IR -> (source IR, [(FakeQuantize input port, new shape, values) or ("auto_broadcast", mode)], what the
+#: edit is)
 EDITS = {
     "edited_fq_per_channel": ("channel_scale_b1", [(1, (1, 3, 1, 1), [-1.0, -3.0, -0.25]), (2, (3, 1, 1), _C3)],
                               "input_low made (1,3,1,1) and input_high (3,1,1), per channel: both broadcast into X"),
@@ -34,7 +37,8 @@ EDITS = {
     "edited_fq_none": ("channel_scale_b1", [("auto_broadcast", "none")],
                        "auto_broadcast set to none: the scalar ranges are not X's shape"),
     "edited_fq_grows": ("channel_scale_b1", [(4, (2, 1, 1, 1), (1.0, 2.0))],
-                        "output_high made (2,1,1,1) for X's batch of 1: bigger than X (openvino-fake-quantize-range-grows)"),
+                        "output_high made (2,1,1,1) for X's batch of 1: bigger than X "
+                        "(openvino-fake-quantize-range-grows)"),
     "edited_fq_output_high": ("channel_scale_b1", [(4, (1, 3, 1, 1), _C3)],
                               "output_high made per channel, output_low left per tensor "
                               "(openvino-cpu-fake-quantize-output-ranges)"),
@@ -74,7 +78,8 @@ def edit(text: str, weights: bytearray, changes: list) -> str:
             text = text.replace(fq.group(0), layer)
             continue
         port, shape, values = change
-        source = re.search(rf'<edge from-layer="(\d+)" from-port="0" to-layer="{fq.group(1)}" to-port="{port}" />', text)
+        edge = rf'<edge from-layer="(\d+)" from-port="0" to-layer="{fq.group(1)}" to-port="{port}" />'
+        source = re.search(edge, text)
         assert source, port
         const = _layer(text, id=source.group(1))
         data = np.asarray(values, "<f4").reshape(shape).tobytes()
