@@ -205,3 +205,20 @@ def test_rounding_is_half_to_even_as_openvino():
     mine = bov.run("FakeQuantize", x, *ranges, levels=9)  # a level per unit
     np.testing.assert_array_equal(mine, [[0, 2, 2, 4, 0]])
     np.testing.assert_array_equal(oracle.run("FakeQuantize", [x, *ranges], device="evaluate", levels=9), mine)
+
+
+@pytest.mark.parametrize("argv, code, says", [
+    (["shape", "1,3,4,4", "1,3,1,1", "3,1,1", "[]", "1"], 0, "(1,3,4,4)"),
+    (["explain", "1,1,4,4", "1,3,1,1", "[]", "[]", "[]"], 1, "openvino-fake-quantize-range-grows"),
+    (["explain", "1,3,4,4", "[]", "[]", "[]", "1,3,1,1"], 0, "openvino-cpu-fake-quantize-output-ranges"),
+    (["shape", "1,3,4,4", "3", "3", "3", "3", "--auto-broadcast", "pdpd", "--axis", "1"], 0, "(1,3,4,4)"),
+    (["explain", "1,3,4,4", "1,3,1,1", "[]", "[]", "[]", "--auto-broadcast", "none"], 1, "all shapes must be equal"),
+])
+def test_the_command_line(argv, code, says, capsys):
+    """``bcast shape|explain ... --framework openvino --op FakeQuantize``: five shapes, the records about it alone
+    (the two-input rules' other records never read its five shapes)."""
+    from bcast.cli import main
+
+    assert main([*argv, "--framework", "openvino", "--op", "FakeQuantize"]) == code
+    out = capsys.readouterr()
+    assert says in out.out + out.err and "Traceback" not in out.err
