@@ -157,8 +157,9 @@ _VALUE_TYPES = {
 
 
 #: value records that bear on the values of constant inputs, which lint does not read (FakeQuantize's ranges: those
-#: with input_low >= input_high); the records are in the registry (``bcast deviations``), lint makes no finding of them.
-_UNSEEN = ("openvino-cpu-fake-quantize-values",)
+#: with input_low >= input_high, a binarization); the records are in the registry (``bcast deviations``), lint makes
+#: no finding of them.
+_UNSEEN = ("openvino-cpu-fake-quantize-values", "openvino-cpu-fake-quantize-binarization")
 
 
 def _value_rows(node: Node, shape: tuple) -> list[tuple]:

@@ -183,6 +183,23 @@ OPENVINO_CPU_FAKE_QUANTIZE_VALUES = Deviation(
     only_ops=_FQ,
 )
 
+OPENVINO_CPU_FAKE_QUANTIZE_BINARIZATION = Deviation(
+    id="openvino-cpu-fake-quantize-binarization",
+    runtime=OpenVINORuntime.CPU_PLUGIN,
+    proven_on=_OV,
+    rules=("unidirectional", "none", "pdpd"),
+    ops="FakeQuantize-1 with constant ranges, levels 2",
+    condition="a binarization: levels 2, input_low == input_high, output_low and output_high each 0 or 1",
+    behaviour="X of rank 4: the process dies (its heap corrupted: \"corrupted double-linked list\"; kills the "
+              "process) or, with output_low 1 and output_high 0, other values; any other rank: compiling fails "
+              "(\"doesn't support input/output rank != 4\")",
+    spec="FakeQuantize-1: x <= input_low gives output_low, x > input_high output_high, for any rank",
+    only_ops=_FQ,
+    kills_process=True,
+)
+
+
 FQ_DEVIATIONS = (OPENVINO_FAKE_QUANTIZE_RANGE_GROWS, OPENVINO_CPU_FAKE_QUANTIZE_NONE,
                  OPENVINO_CPU_FAKE_QUANTIZE_OUTPUT_RANGES, OPENVINO_CPU_FAKE_QUANTIZE_PDPD,
-                 OPENVINO_EVALUATE_FAKE_QUANTIZE_PDPD, OPENVINO_CPU_FAKE_QUANTIZE_VALUES)
+                 OPENVINO_EVALUATE_FAKE_QUANTIZE_PDPD, OPENVINO_CPU_FAKE_QUANTIZE_VALUES,
+                 OPENVINO_CPU_FAKE_QUANTIZE_BINARIZATION)

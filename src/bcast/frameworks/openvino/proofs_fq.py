@@ -3,11 +3,15 @@ ranges, as every quantized IR has them, and runs it on the CPU plugin and Model.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from . import ops as openvino_ops
 from .._oracle import RuntimeRefused
-from .._proof import _case, _expect, _expect_error, _findings, _fixed, _plan, _refusal, _run_child, proof
+from .._proof import (
+    _case, _expect, _expect_error, _findings, _fixed, _plan, _refusal, _run_child, _signal_name, proof,
+)
 from .proofs import _child_json, _ov
 
 _T = np.float32
@@ -173,3 +177,40 @@ def openvino_cpu_fake_quantize_values(dev):
     ranges = [_T(-1.3), np.array([1.7, 2.0, 0.9], _T).reshape(1, 3, 1, 1), _T(-2.1), _T(1.1)]
     out, spec = _cpu(oracle, x, ranges), openvino_ops.run("FakeQuantize", x, *ranges, levels=256)
     _expect(not isinstance(out, str) and np.abs(out - spec).max() < 1e-3, "ordinary ranges")
+
+
+#: a binarizing FakeQuantize on the CPU plugin, in a child: whether its values are the spec's, or its refusal.
+_FQ_BINARIZE_CHILD = """
+import json, numpy as np
+import bcast.openvino as bo
+from bcast.frameworks.openvino import oracle
+x = np.random.default_rng(7).uniform(-3, 3, {x_shape!r}).astype(np.float32)
+ranges = [np.float32(v) for v in {ranges!r}]
+try:
+    out = oracle.run("FakeQuantize", [x, *ranges], levels=2)
+    print(json.dumps({{"right": bool(np.array_equal(out, bo.run("FakeQuantize", x, *ranges, levels=2)))}}), flush=True)
+except oracle.RuntimeRefused as e:
+    print(json.dumps({{"error": e.message}}), flush=True)
+"""
+
+
+def _binarize(x_shape, ranges) -> dict:
+    """A binarizing FakeQuantize run in a child: {"right": ...}, {"error": ...} or {"died": its signal}."""
+    p = _run_child(_FQ_BINARIZE_CHILD.format(x_shape=x_shape, ranges=ranges))
+    if p.returncode != 0:
+        return {"died": _signal_name(p.returncode) if p.returncode < 0 else p.returncode}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@proof("openvino-cpu-fake-quantize-binarization")
+def openvino_cpu_fake_quantize_binarization(dev):
+    ov, _ = _ov()
+    # rank 4: the heap corrupted (the child dies, or lives with other values: it varies run to run)
+    runs = [_binarize((2, 3, 4, 5), (0, 0, 0, 1)), _binarize((1, 3, 4, 4), (0, 0, 1, 0))]
+    if all(r == {"right": True} for r in runs):
+        _fixed(dev, ov, "binarizing FakeQuantizes of rank 4 run and compute the spec's values")
+    _expect(all("died" in r or r == {"right": False} for r in runs), runs)
+    rank3 = _binarize((2, 3, 4), (0, 0, 0, 1))
+    _expect("rank != 4" in rank3.get("error", ""), rank3)
+    control = _binarize((2, 3, 4, 5), (-1, 1, 0, 1))  # levels 2 of a real range: no binarization
+    _expect(control == {"right": True}, control)
