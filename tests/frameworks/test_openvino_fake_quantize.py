@@ -199,12 +199,14 @@ def test_levels_and_element_types():
 
 
 def test_rounding_is_half_to_even_as_openvino():
-    """x on a level's midpoint: OpenVINO's reference rounds with nearbyint (half to even), as bcast."""
+    """x on a level's midpoint: OpenVINO's reference rounds with nearbyint (half to even), as bcast; so does the CPU
+    plugin (here its scale is 1 and its shift 4: exact)."""
     x = np.array([[0.5, 1.5, 2.5, 3.5, -0.5]], np.float32)  # (x - 0) / 4 * 4: the ties themselves
     ranges = [np.float32(-4), np.float32(4), np.float32(-4), np.float32(4)]
     mine = bov.run("FakeQuantize", x, *ranges, levels=9)  # a level per unit
     np.testing.assert_array_equal(mine, [[0, 2, 2, 4, 0]])
     np.testing.assert_array_equal(oracle.run("FakeQuantize", [x, *ranges], device="evaluate", levels=9), mine)
+    np.testing.assert_array_equal(oracle.run("FakeQuantize", [x, *ranges], levels=9), mine)
 
 
 @pytest.mark.parametrize("argv, code, says", [
