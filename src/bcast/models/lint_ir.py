@@ -88,6 +88,8 @@ def _plan(node: Node) -> Plan | BroadcastError | InputError | str:
             return ov_plan("PRelu", *shapes)
         mode = a.get("auto_broadcast", "numpy")
         kw = {"axis": a.get("axis", 0)} if mode == "pdpd" else {}  # an IR's pdpd axis: 0 where absent
+        if node.op == "FakeQuantize" and "levels" in a:
+            kw["levels"] = a["levels"]
         return ov_plan(node.op, *shapes, auto_broadcast=mode, **kw)
     except (BroadcastError, InputError) as e:
         return e.with_traceback(None)

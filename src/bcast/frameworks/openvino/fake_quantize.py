@@ -92,7 +92,7 @@ def kernel(name: str, attrs: dict):
         steps = dtype.type(levels - 1)
         buf = out if out is not None else np.empty(x.shape, dtype)
         with np.errstate(all="ignore"):
-            for at in blocks(buf.shape, dtype.itemsize):
+            for at in blocks(buf.shape, 8 * dtype.itemsize):  # some 6 temporaries a block: small blocks
                 xb, lo, hi, olb, ohb = x[at], il[at], ih[at], ol[at], oh[at]
                 q = np.rint((xb - lo) / (hi - lo) * steps) / steps * (ohb - olb) + olb
                 q = np.where(xb > np.maximum(lo, hi), ohb, q)

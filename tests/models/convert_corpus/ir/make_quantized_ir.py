@@ -27,8 +27,8 @@ CORPUS = HERE.parent
 _FQ = "x/fq_output_0"
 _C3 = (1.0, 3.0, 0.25)
 
-#: edited IR -> (source IR, [(FakeQuantize input port, new shape, values) or ("auto_broadcast", mode)], what the
-#: edit is)
+#: edited IR -> (source IR, [(FakeQuantize input port, new shape, values), ("auto_broadcast", mode) or ("levels", n)],
+#: what the edit is)
 EDITS = {
     "edited_fq_per_channel": ("channel_scale_b1", [(1, (1, 3, 1, 1), [-1.0, -3.0, -0.25]), (2, (3, 1, 1), _C3)],
                               "input_low made (1,3,1,1) and input_high (3,1,1), per channel: both broadcast into X"),
@@ -36,6 +36,8 @@ EDITS = {
                            "input_high made (1,4,1,1) for X's 3 channels: it does not broadcast"),
     "edited_fq_none": ("channel_scale_b1", [("auto_broadcast", "none")],
                        "auto_broadcast set to none: the scalar ranges are not X's shape"),
+    "edited_fq_levels": ("channel_scale_b1", [("levels", 1)],
+                         "levels set to 1: the spec takes 2 or more (the CPU plugin computes NaN)"),
     "edited_fq_grows": ("channel_scale_b1", [(4, (2, 1, 1, 1), (1.0, 2.0))],
                         "output_high made (2,1,1,1) for X's batch of 1: bigger than X "
                         "(openvino-fake-quantize-range-grows)"),
@@ -73,8 +75,8 @@ def edit(text: str, weights: bytearray, changes: list) -> str:
 
     for change in changes:
         fq = _layer(text, name=_FQ)
-        if change[0] == "auto_broadcast":
-            layer = fq.group(0).replace('auto_broadcast="numpy"', f'auto_broadcast="{change[1]}"')
+        if change[0] in ("auto_broadcast", "levels"):
+            layer = re.sub(rf'{change[0]}="[^"]*"', f'{change[0]}="{change[1]}"', fq.group(0), count=1)
             text = text.replace(fq.group(0), layer)
             continue
         port, shape, values = change
