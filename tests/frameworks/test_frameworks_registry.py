@@ -9,7 +9,7 @@ from bcast import InputError, Plan
 from bcast.frameworks import FRAMEWORKS, Framework, framework, names, part
 
 #: Shapes to try on each op, in turn (each op takes one of these arities and forms).
-CANDIDATES = (((2, 3), (2, 3)), ((2, 3), (2, 3), (2, 3)), ((3, 4), (4, 5)), ((2, 3),))
+CANDIDATES = (((2, 3), (2, 3)), ((2, 3), (2, 3), (2, 3)), ((3, 4), (4, 5)), ((2, 3),), ((2, 3),) * 5)
 #: Attributes an op requires (no default).
 REQUIRED = {("onnx", "BitShift"): {"direction": "LEFT"},
             ("stablehlo", "broadcast_in_dim"): {"broadcast_dimensions": [0, 1]},

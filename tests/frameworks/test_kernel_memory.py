@@ -105,6 +105,10 @@ def _openvino_cases():
         if o.kind == "broadcast":
             out.append(pytest.param(name, [np.ones(COLS, np.float32), list(SHAPE)], {}, id=name))
             continue
+        if o.kind == "fake_quantize":  # X, a per-column input_low, per-tensor ranges
+            ranges = _arrays(np.float32, (COLS,), (), (1, COLS), (), value=-1)
+            out.append(pytest.param(name, [*_arrays(np.float32, SHAPE), *ranges], {"levels": 256}, id=name))
+            continue
         kinds = {"numeric": (np.float32, np.int8, np.int32), "any": (np.float32,), "boolean": (np.bool_,),
                  "integral": (np.int32,), "float": (np.float32,)}[o.types]
         for dt in kinds:

@@ -511,7 +511,8 @@ def _registry_ids() -> set:
     return {d.id for d in DEVIATIONS}
 
 
-@pytest.mark.parametrize("op", [name for name in bov.ops() if name != "Broadcast"])
+# FakeQuantize: test_openvino_fake_quantize.py
+@pytest.mark.parametrize("op", [name for name in bov.ops() if name not in ("Broadcast", "FakeQuantize")])
 def test_element_types_agree_with_openvino(op):
     """Every pair of element types: bcast refuses (InputError) where OpenVINO's shape inference
     refuses, and keeps the type (or gives boolean) where it accepts -- never promoting.
@@ -713,11 +714,12 @@ def test_nothing_is_promoted():
         spec = bov.OPS[name]
         dtype = "float16" if spec.types == "float" else "bool" if spec.types == "boolean" else "int8"
         x = np.ones((2, 3), dtype)
-        inputs = {"select": [np.ones(3, bool), x, x], "broadcast": [x, [2, 2, 3]]}.get(spec.kind, [x, x])
+        inputs = {"select": [np.ones(3, bool), x, x], "broadcast": [x, [2, 2, 3]], "fake_quantize": [x] * 5}.get(
+            spec.kind, [x, x])
         want = np.bool_ if spec.boolean_output else np.dtype(dtype)
-        assert bov.run(name, *inputs).dtype == want, name
+        assert bov.run(name, *inputs, **({"levels": 256} if name == "FakeQuantize" else {})).dtype == want, name
 
 
 def test_ops_lists_the_table():
-    assert set(bov.ops()) == set(bov.OPS) and len(bov.ops()) == 25
+    assert set(bov.ops()) == set(bov.OPS) and len(bov.ops()) == 26
     assert {c.op for c in eltwise_cases("Add", "numpy", 2)} == {"Add"}

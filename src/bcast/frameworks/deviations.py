@@ -42,6 +42,7 @@ from typing import Any
 
 from ..core.errors import BroadcastError
 from ..core.plan import Plan
+from ..rules import get_rule
 from . import names, part
 from ._deviation import Deviation, Note, Outcome, Runtime, attempt, installed_version
 
@@ -86,9 +87,14 @@ def notes_for(result: Plan | BroadcastError, op: str | None = None,
     outcome = Outcome.of(result, op, op_attrs)
     if not all(type(d) is int for s in outcome.shapes for d in s):
         return []
+    # an op's plan of more inputs than its rule takes (OpenVINO's FakeQuantize: five, each range into X by a
+    # two-input rule): only the records about that op read it
+    arity = get_rule(outcome.rule).max_inputs
+    own = arity is not None and len(outcome.shapes) > arity
     out = []
     for dev in DEVIATIONS:
-        if outcome.rule not in dev.rules or dev.check is None or not dev.concerns(op):
+        if outcome.rule not in dev.rules or dev.check is None or not dev.concerns(op) or (
+                own and op not in dev.only_ops):
             continue
         note = dev.check(outcome)
         if note:

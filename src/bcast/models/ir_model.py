@@ -282,13 +282,18 @@ def _version(text: str) -> int:
 
 
 def _attrs(data: dict) -> dict[str, Any]:
-    """The attributes that bear on broadcasting, typed: auto_broadcast, Broadcast's mode, and the pdpd axis
-    (``auto_broadcast.auto_broadcast_axis``: OpenVINO's reader reads no other spelling, and takes 0 where
+    """The attributes that bear on broadcasting, typed: auto_broadcast, Broadcast's mode, FakeQuantize's levels, the
+    pdpd axis (``auto_broadcast.auto_broadcast_axis``: OpenVINO's reader reads no other spelling, and takes 0 where
     it is absent -- not the -1 of the op's spec; measured on 2026.4.1)."""
     out: dict[str, Any] = {}
     for k, v in data.items():
         if k in ("auto_broadcast", "mode"):
             out[k] = str(v).strip().lower()
+        elif k == "levels":  # FakeQuantize's
+            try:
+                out["levels"] = int(v)
+            except ValueError:
+                out["levels"] = v
         elif k.endswith(".auto_broadcast_axis") or k.endswith(".axis"):
             try:
                 out["axis"] = int(v)

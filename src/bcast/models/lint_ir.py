@@ -5,7 +5,8 @@ where the IR leaves it out, as OpenVINO's reader takes it) on the element-wise o
 PRelu's per-channel slope, Broadcast-1/3's ``mode``.  Each node of an op of OpenVINO's op table, in
 the main graph and in the bodies of If, Loop and TensorIterator (:mod:`bcast.models.ir_model` reads
 them, with their shapes; a finding's ``node`` is its path, ``if_6/then_body/t``), gets the plan of its
-own rule (:func:`bcast.frameworks.openvino.ops.plan`), and is reported, in lint's kinds, when:
+own rule (:func:`bcast.frameworks.openvino.ops.plan`; FakeQuantize's four ranges each into X, its spec's
+rule: :mod:`bcast.frameworks.openvino.fake_quantize`), and is reported, in lint's kinds, when:
 
 =========== ==================================================================
 unknown     an input's rank is not known (or Broadcast's axes_mapping is not a constant)
@@ -34,6 +35,7 @@ from typing import Any
 from ..core.dims import UNKNOWN
 from ..core.errors import BroadcastError, InputError
 from ..core.plan import Plan
+from ..frameworks._deviation import Outcome
 from ..frameworks.deviations import DEVIATIONS, Note, notes_for
 from ..frameworks.openvino.ops import plan as ov_plan
 from ..frameworks.openvino.runtimes import OpenVINORuntime
@@ -86,6 +88,8 @@ def _plan(node: Node) -> Plan | BroadcastError | InputError | str:
             return ov_plan("PRelu", *shapes)
         mode = a.get("auto_broadcast", "numpy")
         kw = {"axis": a.get("axis", 0)} if mode == "pdpd" else {}  # an IR's pdpd axis: 0 where absent
+        if node.op == "FakeQuantize" and "levels" in a:
+            kw["levels"] = a["levels"]
         return ov_plan(node.op, *shapes, auto_broadcast=mode, **kw)
     except (BroadcastError, InputError) as e:
         return e.with_traceback(None)
@@ -94,6 +98,10 @@ def _plan(node: Node) -> Plan | BroadcastError | InputError | str:
 def _notes(result: Any, node: Node) -> tuple[Note, ...]:
     elem = node.types[1] if node.op == "Select" and len(node.types) > 1 else (node.types[0] if node.types else None)
     attrs = {"element_type": elem} if elem else None
+    if node.op == "FakeQuantize":  # its plans have five inputs: the records about FakeQuantize alone read them
+        outcome = Outcome.of(result, node.op, attrs)
+        return tuple(Note(d, n) for d in DEVIATIONS if node.op in d.only_ops and d.check is not None
+                     and outcome.rule in d.rules and (n := d.check(outcome)))
     # a record of a builder's default (needs_omitted_attr) is not about an IR: lint reads an omitted attribute
     # as OpenVINO's reader does
     return tuple(n for n in notes_for(result, node.op, attrs)
@@ -101,7 +109,8 @@ def _notes(result: Any, node: Node) -> tuple[Note, ...]:
 
 
 def _explain(e: BroadcastError) -> str:
-    if e.rule not in ("numpy", "none", "pdpd", "unidirectional", "bidirectional"):
+    if e.rule not in ("numpy", "none", "pdpd", "unidirectional", "bidirectional") or (
+            len(e.shapes) > 2 and e.rule not in ("numpy", "none")):  # FakeQuantize's five: `bcast explain` takes two
         return ""
     args = ["bcast", "explain", *(",".join(map(str, s)) + ("," if len(s) == 1 else "") if s else "[]"
                                   for s in e.shapes), "--rule", e.rule]
@@ -149,13 +158,19 @@ _VALUE_TYPES = {
 }
 
 
+#: value records that bear on the values of constant inputs, which lint does not read (FakeQuantize's ranges: those
+#: with input_low >= input_high, a binarization); the records are in the registry (``bcast deviations``), lint makes
+#: no finding of them.
+_UNSEEN = ("openvino-cpu-fake-quantize-values", "openvino-cpu-fake-quantize-binarization")
+
+
 def _value_rows(node: Node, shape: tuple) -> list[tuple]:
     """``values`` findings: the node's op runs through a kernel of OpenVINO's that computes other values than
     the spec on some inputs (a value record of the registry: no shape predicts it), as for ONNX models
     (:mod:`bcast.models.values`)."""
     rows = []
     for dev in DEVIATIONS:
-        if dev.check is not None or dev.runtime not in DECISIVE or node.op not in dev.only_ops:
+        if dev.check is not None or dev.runtime not in DECISIVE or node.op not in dev.only_ops or dev.id in _UNSEEN:
             continue
         concerns = _VALUE_TYPES.get(dev.id)
         if concerns is not None and not concerns(node.types):

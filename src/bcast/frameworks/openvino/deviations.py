@@ -1,6 +1,6 @@
 """OpenVINO's deviation records: where its shape inference, its CPU plugin, its reference evaluate
 (Model.evaluate) and its Python builders do not do what OpenVINO's op specs say.  Each record follows
-its ``check`` (the CPU plugin's in :mod:`.deviations_cpu`); their proofs are in
+its ``check`` (the CPU plugin's in :mod:`.deviations_cpu`, FakeQuantize's in :mod:`.deviations_fq`); their proofs are in
 :mod:`bcast.frameworks.openvino.proofs` and ``proofs_run``;
 :mod:`bcast.frameworks.deviations` assembles the registry.
 """
@@ -15,6 +15,7 @@ from .deviations_cpu import (
     OPENVINO_CPU_PDPD_REFERENCE_FALLBACK, OPENVINO_CPU_PDPD_SQUARED_DIFFERENCE_INT, OPENVINO_CPU_SCALAR_TO_SCALAR,
     OPENVINO_CPU_SELECT_PDPD_AXIS,
 )
+from .deviations_fq import FQ_DEVIATIONS
 from .runtimes import _OV, OpenVINORuntime
 from .shape_inference import broadcast_pdpd, pdpd_merge
 
@@ -513,6 +514,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
     OPENVINO_CPU_INTEGER_VALUES,
     OPENVINO_CPU_MINMAX_NAN,
     OPENVINO_PRELU_ELEMENT_TYPES,
+    *FQ_DEVIATIONS,
 )
 
 #: The enum of this framework's runtimes: a record is this framework's when its runtime is a member

@@ -2,7 +2,7 @@
 
 :func:`run` computes one OpenVINO op -- the binary element-wise ops with
 ``auto_broadcast`` ``"none"``, ``"numpy"`` or ``"pdpd"`` (and ``axis``),
-Select, PRelu and Broadcast-1/3 -- as the op's specification and OpenVINO's
+Select, PRelu, Broadcast-1/3 and FakeQuantize-1 -- as the op's specification and OpenVINO's
 reference implementation define it:
 
 - **Shapes** follow bcast's rules (``none``, ``numpy``, ``pdpd``,
@@ -72,6 +72,7 @@ from ...core.validate import flag
 from ...rules import infer
 from ...run.kernel import natural_ufunc
 from .._op import Op as _Op
+from . import fake_quantize as FQ
 from . import kernels as K
 
 __all__ = ["AUTO_BROADCAST", "BROADCAST_MODES", "ELEMENT_TYPES", "FROM_ONNX_RULES", "Op", "OPS", "TYPE_CLASSES", "ops",
@@ -106,7 +107,7 @@ class Op(_Op):
     how its inputs are named and broadcast, the element types it takes, its output type, its own
     attributes (with defaults) and its kernel."""
 
-    kind: str  # "eltwise", "select", "prelu" or "broadcast"
+    kind: str  # "eltwise", "select", "prelu", "broadcast" or "fake_quantize"
     types: str  # a key of TYPE_CLASSES
     kernel: Callable | None
     boolean_output: bool = False
@@ -173,6 +174,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("PRelu", "prelu", "float", K.prelu),
     Op("Broadcast", "broadcast", "any", None,
        attrs=(("mode", "numpy"), ("version", 3), ("materialize", True))),
+    Op("FakeQuantize", "fake_quantize", "float", FQ.kernel, attrs=(("levels", None),)),  # fake_quantize.py
 )}
 
 #: ONNX ops that OpenVINO's ONNX frontend turns into an op broadcasting by another rule than
@@ -180,7 +182,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
 FROM_ONNX_RULES = {"PRelu": "openvino-prelu"}
 
 for _op in OPS.values():  # sanity check of the table
-    assert _op.types in TYPE_CLASSES and _op.kind in ("eltwise", "select", "prelu", "broadcast"), _op
+    assert _op.types in TYPE_CLASSES and _op.kind in ("eltwise", "select", "prelu", "broadcast", "fake_quantize"), _op
 
 
 def ops() -> tuple:
@@ -200,7 +202,7 @@ AUTO_BROADCAST = {"none": "none", "explicit": "none", "numpy": "numpy", "pdpd": 
 BROADCAST_MODES = {"numpy": "unidirectional", "explicit": "explicit", "none": "explicit",
                     "bidirectional": "bidirectional", "pdpd": "openvino-broadcast-pdpd"}
 _NAMES = {"eltwise": ("A", "B"), "select": ("cond", "then", "else"), "prelu": ("data", "slope"),
-          "broadcast": ("data", "target_shape", "axes_mapping")}
+          "broadcast": ("data", "target_shape", "axes_mapping"), "fake_quantize": FQ.NAMES}
 
 
 def _lookup(op: Any) -> Op:
@@ -280,7 +282,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
         (Add, Subtract, Multiply, Divide, Power, Maximum, Minimum,
         SquaredDifference, FloorMod, Mod, Equal, NotEqual, Less, LessEqual,
         Greater, GreaterEqual, LogicalAnd/Or/Xor, BitwiseAnd/Or/Xor), Select,
-        PRelu, Broadcast.
+        PRelu, Broadcast, FakeQuantize (each range into X: :mod:`.fake_quantize`).
     *inputs : numpy arrays
         The op's inputs, in OpenVINO's order: ``A, B``; ``cond, then, else``;
         ``data, slope``; ``data, target_shape[, axes_mapping]`` (the last two
@@ -295,6 +297,7 @@ def run(op: str, *inputs, auto_broadcast: str = "numpy", axis: int = -1, out=Non
         Where to write the result: exactly the output's shape and dtype.
     **attrs
         Divide: ``python_division`` (default True: integers floor).
+        FakeQuantize: ``levels`` (required, at least 2).
         Broadcast: ``mode`` (``"numpy"``, ``"explicit"``, ``"bidirectional"``,
         ``"pdpd"``), ``version`` (3, or 1: no bidirectional), ``materialize``
         (default True; False returns a read-only stride-0 view, allocating
@@ -485,7 +488,28 @@ def _run_broadcast(spec, inputs, auto_broadcast, axis, out, attrs):
     return execute.materialize(data, plan, i, out)
 
 
-_RUNNERS = {"eltwise": _run_eltwise, "select": _run_select, "prelu": _run_prelu, "broadcast": _run_broadcast}
+def _fq_rule(spec: Op, mode: Any, axis: Any) -> tuple[str, Any]:
+    """The rule each range of FakeQuantize broadcasts into X by (:mod:`.fake_quantize`), and its axis."""
+    rule, rule_attrs = _auto_broadcast(spec, mode, axis)
+    return FQ.RULES[rule], rule_attrs.get("axis")
+
+
+def _run_fake_quantize(spec, inputs, mode, axis, out, attrs):
+    spec.check_arity(inputs, (5,))
+    a = _op_attrs(spec, attrs)
+    if a["levels"] is None:
+        raise InputError("openvino FakeQuantize: levels is required (the number of quantization levels: 256 for "
+                         "int8, 2 binarizes)")
+    FQ.check_levels(a["levels"])
+    rule, ax = _fq_rule(spec, mode, axis)
+    arrays = [_tensor(spec, n, x) for n, x in zip(FQ.NAMES, inputs)]
+    dtype = _same_type(spec, list(zip(FQ.NAMES, arrays)))
+    plan = FQ.plan(tuple(x.shape for x in arrays), rule, ax)
+    return execute.run_plan(plan, FQ.kernel(spec.name, a), arrays, out=out, dtype=dtype)
+
+
+_RUNNERS = {"eltwise": _run_eltwise, "select": _run_select, "prelu": _run_prelu, "broadcast": _run_broadcast,
+            "fake_quantize": _run_fake_quantize}
 
 
 # --------------------------------------------------------------------------- plans
@@ -512,7 +536,13 @@ def plan(op: str, *shapes, auto_broadcast: str = "numpy", axis: int = -1, **attr
         spec.check_arity(shapes, (3,) if mode == "explicit" else (2,))
         data, target = tuple(shapes[0]), tuple(shapes[1])
         return _broadcast_plan(spec, data, target, tuple(shapes[2]) if mode == "explicit" else None, mode, axis)[0]
-    _op_attrs(spec, attrs)
+    a = _op_attrs(spec, attrs)
+    if spec.kind == "fake_quantize":
+        spec.check_arity(shapes, (5,))
+        if a["levels"] is not None:
+            FQ.check_levels(a["levels"])
+        rule, ax = _fq_rule(spec, auto_broadcast, axis)
+        return FQ.plan(shapes, rule, ax)
     if spec.kind == "prelu":
         spec.check_arity(shapes, (2,))
         _no_auto_broadcast(spec, auto_broadcast, "a 1-D slope of length data[1] is per channel, else numpy into data")

@@ -126,6 +126,8 @@ def _node_attrs(op: str, attrs: dict) -> tuple[str, dict]:
             out["auto_broadcast.auto_broadcast_axis"] = axis
     if "python_division" in attrs:
         out["m_pythondiv"] = bool(attrs.pop("python_division"))
+    if "levels" in attrs:  # FakeQuantize
+        out["levels"] = int(attrs.pop("levels"))
     _no_more(op, attrs)
     return "opset16", out
 
@@ -138,6 +140,8 @@ def _no_more(op, attrs):
 def _constant(values, dtype="int64"):
     import numpy as np
 
+    if isinstance(values, np.ndarray):  # FakeQuantize's ranges: their shape and type kept
+        return _ov().op.Constant(values)
     # ov.op.Constant takes empty arrays too (opset.constant refuses them)
     return _ov().op.Constant(np.asarray(list(values), dtype=dtype).reshape(-1))
 
@@ -159,8 +163,9 @@ def _build(op: str, shapes: Sequence, dtypes: Sequence, attrs: dict, constants: 
 
 
 def _split(op: str, items: Sequence) -> tuple[list, list]:
-    """Broadcast's inputs after data are values (Constants); every other input is a tensor."""
-    return (list(items[:1]), list(items[1:])) if _is_broadcast(op) else (list(items), [])
+    """Broadcast's inputs after data are values (Constants), and FakeQuantize's ranges are Constants (as in
+    every quantized IR: the CPU plugin runs other code for ranges that are not); every other input is a tensor."""
+    return (list(items[:1]), list(items[1:])) if op in ("Broadcast", "FakeQuantize") else (list(items), [])
 
 
 def _default_dtypes(op: str, n: int) -> list:
@@ -192,6 +197,10 @@ def infer_shape(op: str, shapes: Sequence, dtypes: Sequence | None = None, **att
     """
     tensors, constants = _split(op, shapes)
     dtypes = list(dtypes) if dtypes is not None else _default_dtypes(op, len(tensors))
+    if op == "FakeQuantize":  # the ranges' values do not matter to shape inference
+        import numpy as np
+
+        constants = [np.zeros(tuple(s), dtypes[0]) for s in constants]
     try:
         _, node = _build(op, [tuple(s) for s in tensors], dtypes, attrs, constants)
     except RuntimeError as e:  # OpenVINO's Python API raises RuntimeError on a failed check
@@ -232,6 +241,11 @@ def run(op: str, inputs: Sequence, *, device: str = "CPU", static: bool = False,
     tensors, constants, dtypes = _prepare(op, inputs)
     if device == "evaluate":
         return _evaluate(op, tensors, dtypes, constants, attrs)
+    if op == "FakeQuantize":  # its ranges are constants: one model of static shapes
+        (result,) = run_many(op, [(inputs, attrs)])
+        if isinstance(result, RuntimeRefused):
+            raise result
+        return result
     shapes = tuple(x.shape if static else (None,) * x.ndim for x in tensors)
     key = (op, dtypes, shapes, constants, tuple(sorted(attrs.items())))
     compiled = _compiled(key)
@@ -306,6 +320,8 @@ def _prepare(op: str, inputs: Sequence) -> tuple:
 
     given, values = _split(op, inputs)
     tensors = [np.asarray(x, order="C") for x in given]  # (ascontiguousarray makes 0-d arrays 1-d)
+    if op == "FakeQuantize":
+        return tensors, tuple(np.asarray(c, order="C") for c in values), tuple(x.dtype.name for x in tensors)
     constants = tuple(tuple(int(v) for v in np.asarray(c).reshape(-1)) for c in values)
     return tensors, constants, tuple(x.dtype.name for x in tensors)
 

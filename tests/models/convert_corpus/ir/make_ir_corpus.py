@@ -1,12 +1,12 @@
 """Regenerate the OpenVINO IRs of this folder: ``python tests/models/convert_corpus/ir/make_ir_corpus.py``.
 
 Each ``<model>.xml`` / ``.bin`` is OpenVINO's own converter's output (``openvino.convert_model`` of
-``tests/models/convert_corpus/<model>.onnx``, ``openvino.save_model(..., compress_to_fp16=False)``),
-chosen by broadcast pattern (:data:`MODELS`); those of :data:`BUILT` alone are converted from ONNX
-models this script builds (an Expand of a graph input: the corpus's Expands are of constants, which the
-converter folds; two inputs of different ranks: the converter equalises the ranks of constants).  The
-``edited_*`` IRs are those IRs edited by hand here (:data:`EDITS`: an attribute changed, shapes that do
-not broadcast), for lint's invalid paths; each carries an XML comment saying so.
+``tests/models/convert_corpus/<model>.onnx``, ``openvino.save_model(..., compress_to_fp16=False)``), for
+every corpus model (:data:`MODELS`: the broadcast patterns of some); those of :data:`BUILT` alone are
+converted from ONNX models this script builds (an Expand of a graph input: the corpus's Expands are of
+constants, which the converter folds; two inputs of different ranks: the converter equalises the ranks
+of constants).  The ``edited_*`` IRs are those IRs edited by hand here (:data:`EDITS`: an attribute
+changed, shapes that do not broadcast), for lint's invalid paths; each carries an XML comment saying so.
 tests/models/test_lint_ir.py runs them all on OpenVINO's CPU plugin.
 """
 
@@ -109,7 +109,7 @@ def main() -> None:
         old.unlink()
         old.with_suffix(".bin").unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        sources = {name: CORPUS / f"{name}.onnx" for name in MODELS}
+        sources = {p.stem: p for p in sorted(CORPUS.glob("*.onnx"))}  # every corpus model (MODELS: their patterns)
         _built(pathlib.Path(tmp))
         sources.update({name: pathlib.Path(tmp) / f"{name}.onnx" for name in BUILT})
         for name, onnx_path in sources.items():
