@@ -294,7 +294,8 @@ def _same_bits_all_ways(run, inputs, layouts, **kw):
         return status, want
     if not isinstance(want, np.ndarray) or not want.flags.writeable:
         return status, want
-    moved = [layout(x, how) if isinstance(x, np.ndarray) else x for x, how in zip(inputs, layouts)]
+    hows = [*layouts, *layouts[-1:] * (len(inputs) - len(layouts))]  # (more inputs than layouts: the last again)
+    moved = [layout(x, how) if isinstance(x, np.ndarray) else x for x, how in zip(inputs, hows)]
     s2, got = outcome(run, *moved, **kw)
     assert s2 == "ok", got
     same(got, want, bits=True)
@@ -384,11 +385,17 @@ def test_onnx_run_out_is_an_input(case):
 def openvino_cases(draw):
     name = draw(st.sampled_from(bv.ops()))
     spec = bv.OPS[name]
-    n = {"eltwise": 2, "select": 3, "prelu": 2, "broadcast": 2}[spec.kind]
+    n = {"eltwise": 2, "select": 3, "prelu": 2, "broadcast": 2, "fake_quantize": 5}[spec.kind]
     shapes = _draw_shapes(draw, n)
+    if spec.kind == "fake_quantize" and draw(st.integers(0, 3)):  # mostly ranges that go into X, as in a model
+        x = shapes[0]
+        shapes = (x, *(tuple(d if draw(st.integers(0, 2)) else 1 for d in x[draw(st.integers(0, len(x))):])
+                       for _ in range(4)))
     allowed = bv.TYPE_CLASSES[spec.types]
     dtype = draw(st.sampled_from(allowed)) if draw(st.integers(0, 4)) else draw(st.sampled_from(DTYPES))
-    inputs = [draw(arrays(dtype if draw(st.integers(0, 6)) else draw(st.sampled_from(DTYPES)), s)) for s in shapes]
+    mixed = spec.kind != "fake_quantize" or not draw(st.integers(0, 5))  # (one dtype for its five, mostly)
+    inputs = [draw(arrays(dtype if not mixed or draw(st.integers(0, 6)) else draw(st.sampled_from(DTYPES)), s))
+              for s in shapes]
     kw = {}
     if spec.kind == "select":
         inputs[0] = inputs[0].astype(bool) if inputs[0].dtype.kind in "biuf" and draw(st.integers(0, 4)) else inputs[0]
@@ -397,10 +404,12 @@ def openvino_cases(draw):
         kw["mode"] = draw(st.sampled_from(("numpy", "bidirectional", "pdpd", "explicit", "none", "NUMPY", 3)))
         if kw["mode"] in ("explicit", "none"):
             inputs.append(draw(st.lists(st.integers(-1, 3), max_size=3)))
-    elif spec.kind in ("eltwise", "select"):
+    elif spec.kind in ("eltwise", "select", "fake_quantize"):
         kw["auto_broadcast"] = draw(st.sampled_from(("numpy", "NUMPY", "pdpd", "none", "explicit", 1)))
         if kw["auto_broadcast"] == "pdpd" and draw(st.booleans()):
             kw["axis"] = draw(st.integers(-2, 3))
+    if spec.kind == "fake_quantize" and draw(st.integers(0, 5)) != 5:  # (else levels left out: refused)
+        kw["levels"] = draw(st.sampled_from((256, 255, 2, 3, np.int64(16)) * 3 + (1, 0, -5, 2.5, True, "256")))
     if name == "Divide" and draw(st.booleans()):
         kw["python_division"] = draw(st.sampled_from((True, False, 0, 2, np.array([1, 0]))))
     return name, inputs, kw
