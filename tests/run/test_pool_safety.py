@@ -412,3 +412,27 @@ def test_ctrl_c_while_the_pool_starts_a_thread_does_not_hang_the_exit():
     """
     done = _run_script(script, timeout=30)
     assert done.returncode == 0 and done.stdout == "interrupted\n2.0\n", done.stderr
+
+
+def test_a_worker_that_never_started_neither_runs_nor_holds_the_call():
+    """The calling thread takes every task before a pool thread wakes: that worker's future is cancelled
+    (the call does not wait for the wake-up), it runs nothing afterwards, and its queued item does not keep
+    what the tasks used alive."""
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    calls = []
+    for _ in range(20):
+        held, ran = Held(), []
+        ref = weakref.ref(held)
+        _pool.run_tasks(2, 4, lambda i, _, h=held, ran=ran: ran.append(i))
+        assert sorted(ran) == [0, 1, 2, 3]
+        calls.append(ran)
+        del held
+        gc.collect()
+        assert ref() is None  # nothing of the call is held once it returned
+    time.sleep(0.05)  # the pool threads wake and drop the cancelled items: none runs a task of a call that ended
+    assert all(sorted(ran) == [0, 1, 2, 3] for ran in calls)

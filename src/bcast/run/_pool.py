@@ -146,7 +146,7 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
                 i = next(counter)  # next() of a count is atomic: threads take tasks in turn
                 if i >= total:
                     return
-                run(i, scratch)
+                job[0](i, scratch)
         except BaseException:
             stop.append(True)
             raise
@@ -155,6 +155,9 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
             _local.depth -= 1
 
     counter = itertools.count()
+    # The tasks' function, held here: a cancelled future stays in the executor's queue until a pool thread
+    # wakes, and it must not keep the call's arrays (its output: the recycler would not reuse it) alive.
+    job = [run]
     if n == 1 or total == 1 or in_task():
         worker()
         return
@@ -183,6 +186,7 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
         if mine is not None:  # Ctrl-C may have come between a submit and its future being kept: a worker
             _wait_ended(ended, running)  # the call has no future of runs, or sees stop and runs nothing
     finally:
+        job.clear()  # every future left has ended: no worker of this call reads it again
         _release(pool)
     if mine is not None:
         raise mine
