@@ -53,10 +53,11 @@ from numba.core.compiler import Compiler
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-try:  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
+_compiler_lock: Any  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
+try:
     from numba.core.compiler_lock import global_compiler_lock as _compiler_lock
 except ImportError:  # pragma: no cover - a numba without it: the option is set and reset unlocked
-    _compiler_lock = contextlib.nullcontext()  # type: ignore[assignment]
+    _compiler_lock = contextlib.nullcontext()
 
 __all__ = ["HALF", "entry", "rows2", "rows3"]
 
