@@ -53,13 +53,14 @@ measured before :data:`SLOW_S`: at 2^26 it overestimates the cases it spares (Po
 ``--list-axes`` prints the estimate of a full run and of the cases its options choose (:data:`CASE_S`); a
 run prints its progress every 100 cases to stderr.  A full run outlasts many sessions' patience: with
 ``--journal FILE`` each case's row is written to FILE as it is measured, and the same command run again
-measures only the cases FILE lacks (same versions, rounds, seed and cores, else it refuses), then prints
+measures only the cases FILE lacks (same versions, bcast sources, rounds, seed and cores, else it refuses), then prints
 the summary of them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -678,15 +679,28 @@ def write_json(path: str, data: dict) -> None:
 
 
 def _journal_head(rounds: int, seed: int) -> dict:
-    """What a journal's rows were measured with: a journal is continued only by a run of the same."""
+    """What a journal's rows were measured with: a journal is continued only by a run of the same, bcast's
+    own code included (its version does not change with every commit: the digest of its sources does)."""
     return {"journal": 1, "versions": {"bcast": bcast.__version__, "numpy": np.__version__,
                                        "onnxruntime": peers.ort_version(), "openvino": peers.ov_version()},
-            "rounds": rounds, "seed": seed, "cores": len(os.sched_getaffinity(0))}
+            "bcast_sources": _source_digest(), "rounds": rounds, "seed": seed,
+            "cores": len(os.sched_getaffinity(0))}
+
+
+def _source_digest() -> str:
+    """A digest of bcast's Python sources (the package that runs), and of this benchmark's."""
+    h = hashlib.sha256()
+    root = os.path.dirname(os.path.abspath(bcast.__file__))
+    files = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".py")]
+    for path in sorted(files) + [os.path.abspath(__file__)]:
+        with open(path, "rb") as f:
+            h.update(os.path.relpath(path, root).encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
 
 
 def read_journal(path: str, head: dict) -> dict[tuple, dict]:
     """The rows of the journal at ``path`` by case (:func:`_case_key`); {} when there is none.  A journal
-    written with other versions, rounds, seed or cores is refused (its rows are not this run's); a last
+    written with other versions, sources, rounds, seed or cores is refused (its rows are not this run's); a last
     line cut short (the run was killed while writing it) is dropped from the file."""
     if not os.path.exists(path):
         return {}
