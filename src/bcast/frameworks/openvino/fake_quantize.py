@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core._format import brief
 from ...core.errors import BroadcastError, InputError
 from ...core.plan import Plan
 from ...rules import infer
@@ -78,7 +79,7 @@ def check_levels(levels: Any) -> int:
     """``levels``: an integer of at least 2 (the spec; the CPU plugin refuses fewer)."""
     if isinstance(levels, (bool, np.bool_)) or not isinstance(levels, (int, np.integer)) or levels < 2:
         raise InputError(f"openvino FakeQuantize: levels must be an integer of at least 2 (the spec: 2 binarizes, "
-                         f"256 is int8); got {levels!r}")
+                         f"256 is int8); got {brief(levels)}")
     return int(levels)
 
 
