@@ -804,16 +804,16 @@ def run(argv=None) -> dict | None:
     order = [c for variants in points.values() for c in variants]
     earlier = [done[_case_key(c.axes)] for c in order if _case_key(c.axes) in done]
     todo = [c for c in order if _case_key(c.axes) not in done]
+    pending: dict[tuple, list[Case]] = {}  # the points with a variant still to measure
+    for case in todo:
+        pending.setdefault(point(case), []).append(case)
     if earlier:
         print(f"({len(earlier)} case(s) from the journal {args.journal}, measured by an earlier run of the same "
               f"versions; {len(order) - len(earlier)} to measure)")
     for row in earlier:
         print_row(row)
         rows.append(row)
-    for variants in points.values():
-        variants = [c for c in variants if _case_key(c.axes) not in done]
-        if not variants:
-            continue
+    for variants in pending.values():
         for row in run_point(variants, rounds=rounds, rng=point_rng(variants[0], args.seed)):
             print_row(row)
             rows.append(row)
