@@ -209,13 +209,14 @@ class Loop:
     __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes", "variant")
 
     def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
-        self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
+        # (the loop is called with its key's code: the op's, with the remainder width its rows ask for)
+        self.code, self.key, self.found, self.warns, self.half = key[1], key, found, warns, half
         self.swapped, self.nbytes = swapped, nbytes
         self.cuts: dict = {}
         self.fn: Any = None
         # a faster loop for some values, tried first: (its key, the check of the values, the least size)
         found = _variant(code, np.dtype(key[2][0]))
-        self.variant = None if found is None else ((key[0], found[0], *key[2:]), found[1], found[2])
+        self.variant = None if found is None else ((key[0], found[0] + key[1] - code, *key[2:]), found[1], found[2])
 
     def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
         """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
@@ -371,7 +372,7 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     size = math.prod(shape)
     if found is None or not _pays(code, dtypes[-1], found, size, marked):
         return None
-    return Loop(code, _key(code, dtypes, dtype), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
+    return Loop(code, _key(code, dtypes, dtype, found[1]), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
                 _nbytes(size, dtypes, dtype, code))
 
 
@@ -391,8 +392,56 @@ def stretched_strides(aligned: tuple, shape: tuple) -> tuple:
     return tuple(reversed(out))
 
 
-def _key(code: int, dtypes: tuple, dtype: np.dtype) -> tuple:
-    return (len(dtypes), code, tuple(_storage(d).str for d in dtypes), _storage(dtype).str)
+def _key(code: int, dtypes: tuple, dtype: np.dtype, k: int) -> tuple:
+    """The key of the compiled loop of op ``code`` on ``dtypes`` into ``dtype`` for rows of ``k`` elements:
+    (input count, the op code plus :data:`REMAINDER` times :func:`remainder`'s width, the inputs' and the
+    output's dtypes as the loop stores them)."""
+    stored = tuple(_storage(d) for d in dtypes)
+    out = _storage(dtype)
+    return len(dtypes), code + REMAINDER * remainder(k, (*stored, out)), tuple(d.str for d in stored), out.str
+
+
+#: LLVM's vector width for the remainder of a loop (its epilogue) while bcast's loops compile.  LLVM's
+#: main vector loop takes VF x 4 elements a step (float16 computed in float32: 128), so a shorter row runs
+#: in the epilogue, at 8 lanes by default.  Measured, one thread, 2**18 output elements (rows of 32 /
+#: 64 / 4096, microseconds; LLVM's default, then this): float16 Mean of three inputs 62 / 61 / 35 -> 40 /
+#: 39 / 34, float16 Add 26 / 21 / 14 -> 17 / 14 / 14, int8 Add 14 / 9 / 4.7 -> 13 / 9 / 4.4, float32 and
+#: float64 unchanged; 32 lanes skipped the epilogue of float32 loops (rows of 32: 30 -> 78), 8 is the
+#: default; forcing one interleave instead (``-force-vector-interleave=1``) gave the short rows the same
+#: and the long ones 10% less.
+EPILOGUE_VF = 16
+#: the epilogue's width for loops whose arrays are all of 1-byte elements (int8, uint8, bool): LLVM's main
+#: step there is 256 elements, and 16 lanes (an SSE register) took a row of 32 in two steps.  Measured, one
+#: thread, 2**18 output elements, rows of 32 (microseconds; 16 lanes, then 32, both with numba's noalias):
+#: int8 Max of three (16,1,32,1)(16,1,32)(16,1,32) 22.6 / 19.8, (16,16,32,32)(16,1,1,32)(16,1,1,32) 18.6 /
+#: 17.4, int8 Where 21.8 / 20.0; rows of 4096 and same-shape unchanged (float16 at 32: no better, so 16).
+EPILOGUE_VF_BYTES = 32
+#: A loop's op code plus this times a width (lanes) is the same op compiled with that epilogue width (a
+#: literal of its own: its own compile and cache entry); plus 0, :data:`EPILOGUE_VF` or :data:`EPILOGUE_VF_BYTES`.
+REMAINDER = 1000
+
+
+def remainder(k: int, dtypes: tuple) -> int:
+    """The epilogue width for rows of ``k`` elements of a loop over arrays of ``dtypes`` (as stored): 16 or 8
+    where the row is shorter than the default width (:data:`EPILOGUE_VF_BYTES` for 1-byte elements, else
+    :data:`EPILOGUE_VF`) and at least that long, so that the row is computed in vectors, not one element at a
+    time; 0 (the default) for any other row.  Measured, one call into a given output, 2**14 / 2**10 elements
+    (microseconds, the default width, then this): int8 Max of three (8,1,16,1)(8,1,16)(8,1,16) 16.5 -> 7.9,
+    int8 Div (8,8,16,16)(8,1,1,16) 17.5 -> 5.6, int8 Where 15.2 -> 7.7, float16 Div (4,4,8,8)(4,1,1,8) 9.7 -> 5.2;
+    a narrower width for longer rows was slower (rows of 32: int8 Max of three 25.2 -> 28.7 at 16 lanes;
+    float16 Mean of three 49 -> 72 at 8), hence a loop of its own for the short rows alone.
+
+    >>> int8 = np.dtype(np.int8)
+    >>> remainder(16, (int8, int8)), remainder(32, (int8, int8)), remainder(8, (np.dtype(np.uint16),) * 2)
+    (16, 0, 8)
+    """
+    widest = EPILOGUE_VF_BYTES if all(d.itemsize == 1 for d in dtypes) else EPILOGUE_VF
+    width = widest // 2
+    while width >= 8:
+        if width <= k < 2 * width:
+            return width
+        width //= 2
+    return 0
 
 
 def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
@@ -419,19 +468,22 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
     found = layout(steps, out.shape)
     if found is None or not _pays(code, dtypes[-1], found, out.size, marked):
         return None
-    fn = _ready(_key(code, dtypes, out.dtype))
+    # (the rows' length picks the loop; threads cut only rows of 2 * MIN_ROW or more: the same loop)
+    key = _key(code, dtypes, out.dtype, found[1])
+    fn = _ready(key)
     if fn is None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
     variant = _variant(code, dtypes[0])
     if variant is not None and out.size >= variant[2] and variant[1](flat):
-        faster = _ready(_key(variant[0], dtypes, out.dtype))
+        faster_key = _key(variant[0], dtypes, out.dtype, found[1])
+        faster = _ready(faster_key)
         if faster is not None:
-            fn, code = faster, variant[0]
-    n = n if _nbytes(out.size, dtypes, out.dtype, code) >= THREADS_BYTES else 1
+            fn, key = faster, faster_key
+    n = n if _nbytes(out.size, dtypes, out.dtype, key[1] % REMAINDER) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:
-        _go(fn, code, out, flat, _arrays(_cut(found, parts)), n)
+        _go(fn, key[1], out, flat, _arrays(_cut(found, parts)), n)
     except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
         return None
     return out

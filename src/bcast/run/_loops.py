@@ -53,6 +53,8 @@ from numba.core.compiler import Compiler
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
+from ._kernels import EPILOGUE_VF, EPILOGUE_VF_BYTES, REMAINDER
+
 _compiler_lock: Any  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
 try:
     from numba.core.compiler_lock import global_compiler_lock as _compiler_lock
@@ -140,9 +142,10 @@ _one: Any = _one_ir
 
 
 def _literal(code) -> int:
+    """The op of the literal ``code`` (without the remainder width :func:`entry` reads from it)."""
     if not isinstance(code, types.IntegerLiteral):
         raise TypingError("the op code must be a literal")
-    return code.literal_value
+    return code.literal_value % REMAINDER
 
 
 def _op(code, *values):  # pragma: no cover - replaced by its overload in compiled code
@@ -562,26 +565,10 @@ def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # prag
         px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
 
 
-#: LLVM's vector width for the remainder of a loop (its epilogue) while bcast's loops compile.  LLVM's
-#: main vector loop takes VF x 4 elements a step (float16 computed in float32: 128), so a shorter row runs
-#: in the epilogue, at 8 lanes by default.  Measured, one thread, 2**18 output elements (rows of 32 /
-#: 64 / 4096, microseconds; LLVM's default, then this): float16 Mean of three inputs 62 / 61 / 35 -> 40 /
-#: 39 / 34, float16 Add 26 / 21 / 14 -> 17 / 14 / 14, int8 Add 14 / 9 / 4.7 -> 13 / 9 / 4.4, float32 and
-#: float64 unchanged; 32 lanes skipped the epilogue of float32 loops (rows of 32: 30 -> 78), 8 is the
-#: default; forcing one interleave instead (``-force-vector-interleave=1``) gave the short rows the same
-#: and the long ones 10% less.
-EPILOGUE_VF = 16
-#: the epilogue's width for loops whose arrays are all of 1-byte elements (int8, uint8, bool): LLVM's main
-#: step there is 256 elements, and 16 lanes (an SSE register) took a row of 32 in two steps.  Measured, one
-#: thread, 2**18 output elements, rows of 32 (microseconds; 16 lanes, then 32, both with :class:`_NoAlias`):
-#: int8 Max of three (16,1,32,1)(16,1,32)(16,1,32) 22.6 / 19.8, (16,16,32,32)(16,1,1,32)(16,1,1,32) 18.6 /
-#: 17.4, int8 Where 21.8 / 20.0; rows of 4096 and same-shape unchanged (float16 at 32: no better, so 16).
-EPILOGUE_VF_BYTES = 32
-
-
 @contextlib.contextmanager
-def _short_row_epilogues(vf: int = EPILOGUE_VF):
-    """LLVM's epilogue width set to ``vf`` (:data:`EPILOGUE_VF`, :data:`EPILOGUE_VF_BYTES`) for the compiles
+def _short_row_epilogues(vf: int):
+    """LLVM's epilogue width set to ``vf`` (:data:`EPILOGUE_VF`, :data:`EPILOGUE_VF_BYTES`, the short rows'
+    :func:`bcast.run._kernels.remainder`) for the compiles
     in this block, and set back to LLVM's default after: an LLVM option is the process's, so it is held under
     numba's compiler lock, which any numba compile in the process takes (another library's loops keep
     LLVM's choice)."""
@@ -601,7 +588,7 @@ def entry(nin: int, code: int, *args):
     these types (numba does not check them there)."""
     fn = rows2 if nin == 2 else rows3
     bytewide = all(a.itemsize == 1 for a in (args[0], *args[3:3 + 3 * nin:3]))  # out and the inputs
-    with _short_row_epilogues(EPILOGUE_VF_BYTES if bytewide else EPILOGUE_VF):
+    with _short_row_epilogues(code // REMAINDER or (EPILOGUE_VF_BYTES if bytewide else EPILOGUE_VF)):
         fn(code, *args)
     signature = (types.literal(code), *(numba.typeof(a) for a in args))
     return cast(Any, fn.overloads[signature]).entry_point
