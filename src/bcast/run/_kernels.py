@@ -372,8 +372,8 @@ def prepare(func, dtypes: tuple, shapes: tuple, shape: tuple, dtype) -> Loop | N
     size = math.prod(shape)
     if found is None or not _pays(code, dtypes[-1], found, size, marked):
         return None
-    return Loop(code, _key(code, dtypes, dtype, found[1]), found, _warns(func, code, dtypes), dtypes[-1] == _F16, swapped,
-                _nbytes(size, dtypes, dtype, code))
+    return Loop(code, _key(code, dtypes, dtype, found[1]), found, _warns(func, code, dtypes), dtypes[-1] == _F16,
+                swapped, _nbytes(size, dtypes, dtype, code))
 
 
 @functools.cache
