@@ -81,10 +81,16 @@ _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int
 #: 2.3 at 2**14, 1.25 at 2**16, 0.75 at 2**18); the kernels numpy computes in several passes (where,
 #: sum, mean, max, min, three inputs, integer division) at every size (a call of the loop costs ~2 us,
 #: the arguments of the compiled function; numpy's passes and their Python cost more: a two-input ONNX
-#: Max of 2**10 float32 elements 7.5 us against onnxruntime's 4.5).
+#: Max of 2**10 float32 elements 7.5 us against onnxruntime's 4.5).  One-byte arrays whose rows are
+#: short (fewer than :data:`SHORT_ROW` elements) with an input stretched along them (one value a row) take
+#: the loop from :data:`BROADCAST_MIN`: numpy reads that input through its buffer row by row (measured, a
+#: call into a given output, 2**14 elements, (8,1,16,1) and (8,1,16), numpy's path / the loop: int8 and
+#: uint8 Add, Mul, Less, Equal, bool Equal 16.4-17.7 / 9.9-10.7 us; OpenVINO 12.5; the other one-byte
+#: layouts at 2**14, rows of 16 to 512, 0.86-2.2: numpy's).
 BROADCAST_MIN = 1 << 14
 CONTIGUOUS_MIN = 1 << 16
 ONE_BYTE_MIN = 1 << 18
+SHORT_ROW = 32
 PASSES_MIN = 0
 #: The loop splits among threads from outputs (or inputs) of this many bytes (measured, two threads of the
 #: loop against one: float32 4.1x slower at 2**18 elements, 1.8x at 2**20, 0.71x at 2**22 (16 MiB);
@@ -322,7 +328,8 @@ def _pays(code: int, value: np.dtype, found, size: int, marked: bool) -> bool:
     if marked or code % _HALF >= _IDIV or len(found[2]) == 3:
         return size >= PASSES_MIN
     if value.itemsize == 1:
-        return size >= ONE_BYTE_MIN
+        return size >= ONE_BYTE_MIN or (size >= BROADCAST_MIN and 1 < found[1] < SHORT_ROW
+                                         and any(inner == 0 for _, inner in found[2]))
     broadcast = any(0 in outer + (inner,) and any(outer + (inner,)) for outer, inner in found[2])
     return size >= (BROADCAST_MIN if broadcast else CONTIGUOUS_MIN)
 
