@@ -136,8 +136,8 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
         return code + half + _MARKED, False
     if n != 2:
         return None
-    if loop == "div":
-        code = (_IDIV if value.kind in "iu" else _BINARY["divide"]) + _MARKED
+    if loop == "div":  # (on floats numpy's divide, one pass: where it pays as that ufunc does, not marked)
+        code = _IDIV + _MARKED if value.kind in "iu" else _BINARY["divide"]
     elif loop == "pow" or name == "power":  # not float32/64: numpy's power there is its own SIMD loop
         # float16 (the ufunc too); integers for ONNX's kernel alone (numpy's power raises on a negative exponent)
         code = _POW + _MARKED if (half and dtype == _F16) or (loop == "pow" and value.kind in "iu"

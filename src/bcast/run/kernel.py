@@ -98,10 +98,27 @@ def ufunc_of(func: Callable) -> tuple[np.ufunc, bool] | None:
     return marks.ufunc, marks.swapped
 
 
-def natural_ufunc(func: Callable) -> np.ufunc | None:
-    """The ufunc that computes the marked kernel ``func`` on its inputs in order (not swapped), or None."""
+#: The ufunc a kernel marked with a loop computes on float inputs of one dtype: the loop's float form.
+_FLOAT_UFUNCS = {"div": np.divide}
+
+
+def natural_ufunc(func: Callable, dtypes: tuple = ()) -> np.ufunc | None:
+    """The ufunc that computes the marked kernel ``func`` on its inputs in order (not swapped), or None;
+    given the inputs' ``dtypes``, also a marked loop's ufunc on floats (``div`` on floats of one dtype is
+    numpy's divide).
+
+    >>> import bcast.frameworks.onnx.kernels as k
+    >>> natural_ufunc(k.div), natural_ufunc(k.div, (np.dtype(np.float32),) * 2) is np.divide
+    (None, True)
+    """
     spec = ufunc_of(func)
-    return spec[0] if spec is not None and not spec[1] else None
+    if spec is not None:
+        return spec[0] if not spec[1] else None
+    loop = loop_of(func)
+    f = None if loop is None else _FLOAT_UFUNCS.get(loop)
+    if f is None or not dtypes or any(np.dtype(d).kind != "f" or d != dtypes[0] for d in dtypes):
+        return None
+    return f
 
 
 def ufunc_kernel(ufunc: np.ufunc, *, swapped: bool = False) -> Callable:

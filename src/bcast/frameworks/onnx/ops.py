@@ -650,12 +650,13 @@ def _fast_build(op, inputs, key):
     prepared = _fast.prepared(_plan(o, version, tuple(x.shape for x in inputs), checked))
     if prepared.small and prepared.reshapes is None:
         return _fast.MISS
-    f = natural_ufunc(o.kernel)
     dtypes = tuple(x.dtype for x in inputs)
+    f = natural_ufunc(o.kernel, dtypes)
     # natural: the ufunc's own result is ONNX's; not at rank 0, where a ufunc gives a numpy scalar, not an array
     natural = f is not None and prepared.plan.shape != () \
         and _fast.quiet(f, *(np.zeros(1, x.dtype) for x in inputs)).dtype == dtype
-    if natural and prepared.native and prepared.small and len(inputs) == 2:
+    # (not float16: its small calls take the compiled loop, where numpy converts each element)
+    if natural and prepared.native and prepared.small and len(inputs) == 2 and dtype != np.float16:
         _NATURAL.put(key, f if _fast.silent(f, dtypes) else _fast.quieted(f))
     kernel_attrs = _kernel_attrs(o, checked)
     runner = _fast.runner(prepared, partial(o.kernel, **kernel_attrs), dtype, f, natural, dtypes=dtypes,
