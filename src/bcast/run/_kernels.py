@@ -215,14 +215,13 @@ class Loop:
     __slots__ = ("code", "key", "found", "cuts", "fn", "warns", "half", "swapped", "nbytes", "variant")
 
     def __init__(self, code: int, key: tuple, found, warns: bool, half: bool, swapped: bool, nbytes: int) -> None:
-        # (the loop is called with its key's code: the op's, with the remainder width its rows ask for)
-        self.code, self.key, self.found, self.warns, self.half = key[1], key, found, warns, half
+        self.code, self.key, self.found, self.warns, self.half = code, key, found, warns, half
         self.swapped, self.nbytes = swapped, nbytes
         self.cuts: dict = {}
         self.fn: Any = None
         # a faster loop for some values, tried first: (its key, the check of the values, the least size)
-        found = _variant(code, np.dtype(key[2][0]))
-        self.variant = None if found is None else ((key[0], found[0] + key[1] - code, *key[2:]), found[1], found[2])
+        found = _variant(code, np.dtype(key[3][0]))
+        self.variant = None if found is None else ((key[0], found[0], *key[2:]), found[1], found[2])
 
     def run(self, arrays: list, out: np.ndarray, threads: int) -> bool:
         """Compute into ``out`` from ``arrays``; False when the loop cannot run now (nothing written)."""
@@ -245,7 +244,7 @@ class Loop:
             faster = _ready(self.variant[0])
             if faster is not None:
                 fn, code = faster, self.variant[0][1]
-        _go(fn, code, out, flat, self._layout(n), n)
+        _go(fn, code, self.key[2], out, flat, self._layout(n), n)
         return True
 
     def _layout(self, threads: int):
@@ -304,12 +303,12 @@ def _arrays(found):
     return shape, k, operands, int(math.prod(outer))
 
 
-def _go(fn, code: int, out: np.ndarray, flat: list, arranged, threads: int) -> None:
+def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, threads: int) -> None:
     """The loop ``fn`` into ``out`` (C-contiguous; float16 as its bits) from the 1-D ``flat`` inputs,
     in rows shared among ``threads``."""
     shape, k, operands, rows = arranged
     o = out.reshape(-1)
-    args: list = [code, o.view(np.uint16) if o.dtype == _F16 else o, k, shape]
+    args: list = [code, lanes, o.view(np.uint16) if o.dtype == _F16 else o, k, shape]
     for x, (s, i) in zip(flat, operands):
         args += (x, s, i)
     if threads < 2 or rows < 2:
@@ -401,11 +400,11 @@ def stretched_strides(aligned: tuple, shape: tuple) -> tuple:
 
 def _key(code: int, dtypes: tuple, dtype: np.dtype, k: int) -> tuple:
     """The key of the compiled loop of op ``code`` on ``dtypes`` into ``dtype`` for rows of ``k`` elements:
-    (input count, the op code plus :data:`REMAINDER` times :func:`remainder`'s width, the inputs' and the
-    output's dtypes as the loop stores them)."""
+    (input count, the op code, the width of its remainder (:func:`lanes`), the inputs' and the output's
+    dtypes as the loop stores them)."""
     stored = tuple(_storage(d) for d in dtypes)
     out = _storage(dtype)
-    return len(dtypes), code + REMAINDER * remainder(k, (*stored, out)), tuple(d.str for d in stored), out.str
+    return len(dtypes), code, lanes(k, (*stored, out)), tuple(d.str for d in stored), out.str
 
 
 #: LLVM's vector width for the remainder of a loop (its epilogue) while bcast's loops compile.  LLVM's
@@ -423,24 +422,21 @@ EPILOGUE_VF = 16
 #: int8 Max of three (16,1,32,1)(16,1,32)(16,1,32) 22.6 / 19.8, (16,16,32,32)(16,1,1,32)(16,1,1,32) 18.6 /
 #: 17.4, int8 Where 21.8 / 20.0; rows of 4096 and same-shape unchanged (float16 at 32: no better, so 16).
 EPILOGUE_VF_BYTES = 32
-#: A loop's op code plus this times a width (lanes) is the same op compiled with that epilogue width (a
-#: literal of its own: its own compile and cache entry); plus 0, :data:`EPILOGUE_VF` or :data:`EPILOGUE_VF_BYTES`.
-REMAINDER = 1000
 
 
-def remainder(k: int, dtypes: tuple) -> int:
-    """The epilogue width for rows of ``k`` elements of a loop over arrays of ``dtypes`` (as stored): 16 or 8
-    where the row is shorter than the default width (:data:`EPILOGUE_VF_BYTES` for 1-byte elements, else
-    :data:`EPILOGUE_VF`) and at least that long, so that the row is computed in vectors, not one element at a
-    time; 0 (the default) for any other row.  Measured, one call into a given output, 2**14 / 2**10 elements
-    (microseconds, the default width, then this): int8 Max of three (8,1,16,1)(8,1,16)(8,1,16) 16.5 -> 7.9,
+def lanes(k: int, dtypes: tuple) -> int:
+    """The epilogue width for rows of ``k`` elements of a loop over arrays of ``dtypes`` (as stored): the
+    default (:data:`EPILOGUE_VF_BYTES` where every element is of 1 byte, else :data:`EPILOGUE_VF`), or 16 or 8
+    where the row is shorter than the default and at least that long, so that the row is computed in vectors,
+    not one element at a time (each width is a loop of its own: a compile and a cache entry).  Measured, one
+    call into a given output, 2**14 / 2**10 elements (microseconds, the default width, then this): int8 Max of three (8,1,16,1)(8,1,16)(8,1,16) 16.5 -> 7.9,
     int8 Div (8,8,16,16)(8,1,1,16) 17.5 -> 5.6, int8 Where 15.2 -> 7.7, float16 Div (4,4,8,8)(4,1,1,8) 9.7 -> 5.2;
     a narrower width for longer rows was slower (rows of 32: int8 Max of three 25.2 -> 28.7 at 16 lanes;
     float16 Mean of three 49 -> 72 at 8), hence a loop of its own for the short rows alone.
 
     >>> int8 = np.dtype(np.int8)
-    >>> remainder(16, (int8, int8)), remainder(32, (int8, int8)), remainder(8, (np.dtype(np.uint16),) * 2)
-    (16, 0, 8)
+    >>> lanes(16, (int8, int8)), lanes(32, (int8, int8)), lanes(8, (np.dtype(np.uint16),) * 2), lanes(4, (int8,))
+    (16, 32, 8, 32)
     """
     widest = EPILOGUE_VF_BYTES if all(d.itemsize == 1 for d in dtypes) else EPILOGUE_VF
     width = widest // 2
@@ -448,7 +444,7 @@ def remainder(k: int, dtypes: tuple) -> int:
         if width <= k < 2 * width:
             return width
         width //= 2
-    return 0
+    return widest
 
 
 def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
@@ -487,10 +483,10 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         faster = _ready(faster_key)
         if faster is not None:
             fn, key = faster, faster_key
-    n = n if _nbytes(out.size, dtypes, out.dtype, key[1] % REMAINDER) >= THREADS_BYTES else 1
+    n = n if _nbytes(out.size, dtypes, out.dtype, key[1]) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
     try:
-        _go(fn, key[1], out, flat, _arrays(_cut(found, parts)), n)
+        _go(fn, key[1], key[2], out, flat, _arrays(_cut(found, parts)), n)
     except Exception:  # part of out may be written: numpy's turn writes all of it (it overlaps no view)
         return None
     return out
@@ -591,16 +587,16 @@ def _compile(key: tuple) -> None:
     if loops is None:
         _failed.add(key)
         return
-    nin, code, ins, out = key
+    nin, code, width, ins, out = key
     empty = [np.empty(0, np.dtype(d)) for d in ins]
     for e in empty:
         e.flags.writeable = False
     strides = np.zeros(1, np.uint64)
-    args: list = [code, np.empty(0, np.dtype(out)), 1, np.ones(1, np.uint64)]
+    args: list = [np.empty(0, np.dtype(out)), 1, np.ones(1, np.uint64)]
     for e in empty:
         args += (e, strides, 0)
     try:
-        _compiled[key] = loops.entry(nin, *args, 0, 0)
+        _compiled[key] = loops.entry(nin, code, width, *args, 0, 0)
     except Exception:  # numba could not compile it: numpy's loops run
         _failed.add(key)
 

@@ -1,8 +1,8 @@
 """The compiled loops of :mod:`bcast.run._kernels` (imports numba: only that module imports this one).
 
 One loop function per input count (:func:`rows2`, :func:`rows3`), compiled by
-numba once per op and dtype: the op is a literal (``numba.literally``), so each
-compiled loop holds that op's code alone (a fraction of a second to compile,
+numba once per op, dtype and remainder width: the op and the width are literals
+(``numba.literally``), so each compiled loop holds that op's code alone (a fraction of a second to compile,
 cached on disk).  A loop computes rows of the output: the output, C-contiguous,
 is seen as outer axes (``shape``, any number) times an inner run of ``K``
 elements; each input has an element stride per outer axis and one inner stride
@@ -52,8 +52,6 @@ from numba import types
 from numba.core.compiler import Compiler
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
-
-from ._kernels import EPILOGUE_VF, EPILOGUE_VF_BYTES, REMAINDER
 
 _compiler_lock: Any  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
 try:
@@ -142,10 +140,9 @@ _one: Any = _one_ir
 
 
 def _literal(code) -> int:
-    """The op of the literal ``code`` (without the remainder width :func:`entry` reads from it)."""
     if not isinstance(code, types.IntegerLiteral):
         raise TypingError("the op code must be a literal")
-    return code.literal_value % REMAINDER
+    return code.literal_value
 
 
 def _op(code, *values):  # pragma: no cover - replaced by its overload in compiled code
@@ -502,7 +499,7 @@ class _NoAlias(Compiler):
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True, pipeline_class=_NoAlias)
-def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cover - compiled
+def rows2(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cover - compiled
     """Rows ``t0 <= t < t1`` of ``out`` (rows of K elements over the outer ``shape``):
     ``out[t*K + e] = op(x[px(t) + e*xi], y[py(t) + e*yi])``, ``px(t)`` the offset of row ``t``
     by ``xs`` (one stride per outer axis).  The rows along the last outer axis run in a loop of
@@ -510,6 +507,7 @@ def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cove
     might alias for all LLVM knows) is counted up once per run of them, not once per row
     (measured, rows of 32 uint8: ~40% of the time was that count)."""
     numba.literally(code)
+    numba.literally(lanes)
     nk, r0, r1, ni, nj = _u(K), _u(t0), _u(t1), _u(xi), _u(yi)
     if shape.size == 0:
         if r0 < r1:
@@ -536,9 +534,10 @@ def rows2(code, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cove
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True, pipeline_class=_NoAlias)
-def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # pragma: no cover - compiled
+def rows3(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # pragma: no cover - compiled
     """:func:`rows2` for ops of three inputs."""
     numba.literally(code)
+    numba.literally(lanes)
     nk, r0, r1, ni, nj, nl = _u(K), _u(t0), _u(t1), _u(xi), _u(yi), _u(zi)
     if shape.size == 0:
         if r0 < r1:
@@ -567,8 +566,7 @@ def rows3(code, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # prag
 
 @contextlib.contextmanager
 def _short_row_epilogues(vf: int):
-    """LLVM's epilogue width set to ``vf`` (:data:`EPILOGUE_VF`, :data:`EPILOGUE_VF_BYTES`, the short rows'
-    :func:`bcast.run._kernels.remainder`) for the compiles
+    """LLVM's epilogue width set to ``vf`` (:func:`bcast.run._kernels.lanes` says which) for the compiles
     in this block, and set back to LLVM's default after: an LLVM option is the process's, so it is held under
     numba's compiler lock, which any numba compile in the process takes (another library's loops keep
     LLVM's choice)."""
@@ -580,15 +578,15 @@ def _short_row_epilogues(vf: int):
             _llvm.set_option("", "-epilogue-vectorization-force-VF=1")  # 1: LLVM's default, not forced
 
 
-def entry(nin: int, code: int, *args):
-    """The compiled loop of ``nin`` inputs for op ``code`` on arguments of the types of ``args``
-    (compiled, or loaded from numba's disk cache, by this call on them: give it an empty range),
-    as its entry point: a call that skips numba's type dispatch (which, for a literal op code,
-    would type the call again each time: milliseconds).  Its caller passes arguments of exactly
-    these types (numba does not check them there)."""
+def entry(nin: int, code: int, lanes: int, *args):
+    """The compiled loop of ``nin`` inputs for op ``code`` on arguments of the types of ``args``, its
+    remainder (LLVM's epilogue) vectorized at ``lanes`` lanes (a literal too: each width its own compile),
+    compiled, or loaded from numba's disk cache, by this call on them (give it an empty range), as its
+    entry point: a call that skips numba's type dispatch (which, for a literal op code, would type the call
+    again each time: milliseconds).  Its caller passes arguments of exactly these types (numba does not
+    check them there)."""
     fn = rows2 if nin == 2 else rows3
-    bytewide = all(a.itemsize == 1 for a in (args[0], *args[3:3 + 3 * nin:3]))  # out and the inputs
-    with _short_row_epilogues(code // REMAINDER or (EPILOGUE_VF_BYTES if bytewide else EPILOGUE_VF)):
-        fn(code, *args)
-    signature = (types.literal(code), *(numba.typeof(a) for a in args))
+    with _short_row_epilogues(lanes):
+        fn(code, lanes, *args)
+    signature = (types.literal(code), types.literal(lanes), *(numba.typeof(a) for a in args))
     return cast(Any, fn.overloads[signature]).entry_point
