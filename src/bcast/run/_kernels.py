@@ -429,10 +429,11 @@ def lanes(k: int, dtypes: tuple) -> int:
     default (:data:`EPILOGUE_VF_BYTES` where every element is of 1 byte, else :data:`EPILOGUE_VF`), or 16 or 8
     where the row is shorter than the default and at least that long, so that the row is computed in vectors,
     not one element at a time (each width is a loop of its own: a compile and a cache entry).  Measured, one
-    call into a given output, 2**14 / 2**10 elements (microseconds, the default width, then this): int8 Max of three (8,1,16,1)(8,1,16)(8,1,16) 16.5 -> 7.9,
-    int8 Div (8,8,16,16)(8,1,1,16) 17.5 -> 5.6, int8 Where 15.2 -> 7.7, float16 Div (4,4,8,8)(4,1,1,8) 9.7 -> 5.2;
-    a narrower width for longer rows was slower (rows of 32: int8 Max of three 25.2 -> 28.7 at 16 lanes;
-    float16 Mean of three 49 -> 72 at 8), hence a loop of its own for the short rows alone.
+    call into a given output, 2**14 / 2**10 elements (microseconds, the default width, then this): int8 Max
+    of three (8,1,16,1)(8,1,16)(8,1,16) 16.5 -> 7.9, int8 Div (8,8,16,16)(8,1,1,16) 17.5 -> 5.6, int8 Where
+    15.2 -> 7.7, float16 Div (4,4,8,8)(4,1,1,8) 9.7 -> 5.2; a narrower width for longer rows was slower (rows
+    of 32: int8 Max of three 25.2 -> 28.7 at 16 lanes; float16 Mean of three 49 -> 72 at 8), hence a loop of
+    its own for the short rows alone.
 
     >>> int8 = np.dtype(np.int8)
     >>> lanes(16, (int8, int8)), lanes(32, (int8, int8)), lanes(8, (np.dtype(np.uint16),) * 2), lanes(4, (int8,))
