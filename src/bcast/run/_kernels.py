@@ -54,7 +54,7 @@ import numpy as np
 
 from ..core import _env
 from . import _pool
-from .kernel import loop_of, ufunc_of
+from .kernel import loop_of, natural_ufunc, ufunc_of
 from .out import overlaps
 
 __all__ = ["Loop", "available", "layout", "prepare", "stretched_strides", "try_run", "wait"]
@@ -118,9 +118,13 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
         name = func.__name__
     else:
         spec, loop = ufunc_of(func), loop_of(func)
-        if spec is None and loop is None:
+        plain = natural_ufunc(func, dtypes) if spec is None else None
+        if plain is not None:  # a marked loop that is one ufunc on these dtypes (float Div): compiled, and paid
+            name, loop = plain.__name__, None  # for, as that ufunc
+        elif spec is None and loop is None:
             return None
-        name, swapped = (spec[0].__name__, spec[1]) if spec is not None else ("", False)
+        else:
+            name, swapped = (spec[0].__name__, spec[1]) if spec is not None else ("", False)
     n = len(dtypes)
     if loop == "where":
         ok = n == 3 and dtypes[0] == np.dtype(bool) and dtypes[1] == dtypes[2] == dtype
@@ -136,8 +140,8 @@ def _code(func, dtypes: tuple, dtype: np.dtype) -> tuple[int, bool] | None:
         return code + half + _MARKED, False
     if n != 2:
         return None
-    if loop == "div":  # (on floats numpy's divide, one pass: where it pays as that ufunc does, not marked)
-        code = _IDIV + _MARKED if value.kind in "iu" else _BINARY["divide"]
+    if loop == "div":  # (floats came as numpy's divide, above)
+        code = _IDIV + _MARKED if value.kind in "iu" else -1
     elif loop == "pow" or name == "power":  # not float32/64: numpy's power there is its own SIMD loop
         # float16 (the ufunc too); integers for ONNX's kernel alone (numpy's power raises on a negative exponent)
         code = _POW + _MARKED if (half and dtype == _F16) or (loop == "pow" and value.kind in "iu"
