@@ -42,12 +42,14 @@ fresh cache; a loop loaded from numba's disk cache, ~0.1 s); until it is ready
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import importlib.util
 import math
 import os
 import queue
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -92,10 +94,13 @@ CONTIGUOUS_MIN = 1 << 16
 ONE_BYTE_MIN = 1 << 18
 SHORT_ROW = 32
 PASSES_MIN = 0
-#: The loop splits among threads from outputs (or inputs) of this many bytes (measured, two threads of the
-#: loop against one: float32 4.1x slower at 2**18 elements, 1.8x at 2**20, 0.71x at 2**22 (16 MiB);
-#: float64 0.64x at 32 MiB; int8 1.8x at 4 MiB; a task costs tens of microseconds in the pool).
-THREADS_BYTES = 16 << 20
+#: The loop splits among threads from outputs (or inputs) of this many bytes, and from
+#: bcast.run.parallel.MIN_ELEMENTS elements.  Measured, calls back to back into one output, two threads
+#: against one (the pool's thread stays awake between calls: bcast.run._loops.rows2): uint8 Equal/Add
+#: 0.97-1.0 at 1 MiB, 0.91-0.93 at 2 MiB, 0.77-0.90 at 4 MiB; float32 row/column Add/Mul 0.97-0.99 at 4 MiB,
+#: 0.71-0.75 at 8 MiB, 0.59-0.60 at 16 MiB; float16 Add 0.84 at 2**20 elements; int64 Add 1.00 at 8 MiB.
+#: (Before the pool's thread stayed awake: float32 1.8x slower at 4 MiB, int8 1.8x at 4 MiB.)
+THREADS_BYTES = 4 << 20
 #: A single run is cut into rows of at least this many elements when threads need rows to share.
 MIN_ROW = 1024
 
@@ -302,6 +307,8 @@ def _flat1(a: np.ndarray, half: bool) -> np.ndarray:
 def _arrays(found):
     """A :func:`layout` as the loop takes it: uint64 arrays, and its row count."""
     outer, k, ops = found
+    if not outer:  # one run: one row (the loop takes one outer axis at least)
+        outer, ops = (1,), [((0,), i) for _, i in ops]
     shape = np.array(outer, np.uint64)
     operands = [(np.array(s, np.uint64), i) for s, i in ops]
     return shape, k, operands, int(math.prod(outer))
@@ -315,12 +322,48 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
     args: list = [code, lanes, o.view(np.uint16) if o.dtype == _F16 else o, k, shape]
     for x, (s, i) in zip(flat, operands):
         args += (x, s, i)
-    if threads < 2 or rows < 2:
-        fn(*args, 0, rows)
+    if threads < 2 or rows < 2 or _pool.in_task():
+        fn(*args, 0, rows, _SOLO, BELL)
         return
     tasks = min(rows, threads * _pool.CHUNKS_PER_THREAD)
-    bounds = [rows * t // tasks for t in range(tasks + 1)]
-    _pool.run_tasks(threads, tasks, lambda t, _: fn(*args, bounds[t], bounds[t + 1]))
+    plan = np.zeros(tasks + 4, np.uint64)  # [next task, tasks finished, bell rung, the tasks' row bounds]
+    plan[3:] = np.arange(tasks + 1, dtype=np.uint64) * np.uint64(rows) // np.uint64(tasks)
+    loops = _kernel
+    box = [args]  # emptied once every task has finished: a part that starts later finds nothing
+
+    def part() -> None:
+        try:
+            found = box[0] if box else None
+            # the part's arrays own nothing: a part lingers after its tasks (_loops.rows2), and its arrays must
+            # not keep the call's output alive meanwhile (a recycled output would not be reused by the next call,
+            # and two outputs taking turns cost the cache: float32 2**22 row Add 0.52 ms into one output, 0.73
+            # into two).  The lead holds the arrays until every task has finished; a part finds no task after.
+            mine = None if found is None else \
+                [_unowned(a) if i == 2 or i >= 5 and i % 3 == 2 else a for i, a in enumerate(found)]  # out, inputs
+            del found
+        except Exception:  # noqa: BLE001 - the lead takes every task a part leaves
+            mine = None
+        if mine is None:  # the call has ended (or no memory for the views): counted as started, it ends here
+            loops.unasked(BELL, 1)
+            return
+        fn(*mine, 0, 0, plan, BELL)
+
+    def lead(parts: int) -> None:
+        if fn(*args, parts, 1, plan, BELL):  # tasks still running (a part's thread was preempted): wait
+            while loops.settle(plan):
+                time.sleep(1e-4)
+
+    try:
+        _pool.run_shared(threads, part, lead, lambda parts: loops.halt(plan, BELL, parts),
+                         lambda parts: loops.unasked(BELL, parts))
+    finally:
+        box.clear()
+
+
+def _unowned(a: np.ndarray) -> np.ndarray:
+    """The 1-D array ``a``'s memory as an array that does not keep ``a`` alive."""
+    memory = (ctypes.c_char * a.nbytes).from_address(a.ctypes.data)
+    return np.frombuffer(memory, a.dtype)  # type: ignore[call-overload]  # (a ctypes array exports a buffer)
 
 
 def _pays(code: int, value: np.dtype, found, size: int, marked: bool) -> bool:
@@ -344,8 +387,8 @@ def _pays(code: int, value: np.dtype, found, size: int, marked: bool) -> bool:
 HEAVY = 32
 
 
-#: The same for any other float16 op (converted to float32 and back): threads from 2**22 elements (measured,
-#: two threads against one at 2**22, an Add of same shapes, rows, columns: 0.80-0.99x; at 2**20 1.2-1.5x).
+#: The same for any other float16 op (converted to float32 and back): threads from 2**20 elements (measured,
+#: two threads against one, an Add of rows: 0.84 at 2**20, 0.73 at 2**21, 0.65 at 2**22; 1.06 at 2**19).
 HALF_WEIGHT = 2
 
 
@@ -507,6 +550,10 @@ def _span(v: np.ndarray, steps) -> np.ndarray:
 # --------------------------------------------------------------------------- compiling
 
 
+#: [parts of shared calls asked for, parts started or cancelled] (:mod:`bcast.run._loops`: a pool thread that
+#: has run out of tasks stays awake until a part waits in the queue); counted atomically by compiled code.
+BELL = np.zeros(2, np.uint64)
+_SOLO = np.zeros(0, np.uint64)  # the plan of a call in one thread
 _compiled: dict = {}  # key -> the compiled loop's entry point (no type dispatch: its arguments' types are the key's)
 _failed: set = set()  # keys numba could not compile
 _requested: set = set()  # keys queued or compiled
@@ -517,8 +564,10 @@ _worker: threading.Thread | None = None
 
 def _after_fork() -> None:
     """In a child: a compile in progress in the parent's thread never ends here, and numba's own
-    lock may be held by that thread: no more compiles in this process (ready loops still run)."""
+    lock may be held by that thread: no more compiles in this process (ready loops still run).  The
+    parent's pool threads do not exist here: the bell's counts start again."""
     global _lock, _jobs, _worker, _kernel
+    BELL[:] = 0
     _lock, _jobs = threading.Lock(), queue.Queue()
     if _worker is not None and _requested - set(_compiled) - _failed:
         _kernel = False
@@ -601,7 +650,7 @@ def _compile(key: tuple) -> None:
     for e in empty:
         args += (e, strides, 0)
     try:
-        _compiled[key] = loops.entry(nin, code, width, *args, 0, 0)
+        _compiled[key] = loops.entry(nin, code, width, *args, 0, 0, _SOLO, BELL)
     except Exception:  # numba could not compile it: numpy's loops run
         _failed.add(key)
 

@@ -53,13 +53,15 @@ from numba.core.compiler import Compiler
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
+from ._share import _add, _arrive, _finished, _linger, halt, settle, unasked
+
 _compiler_lock: Any  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
 try:
     from numba.core.compiler_lock import global_compiler_lock as _compiler_lock
 except ImportError:  # pragma: no cover - a numba without it: the option is set and reset unlocked
     _compiler_lock = contextlib.nullcontext()
 
-__all__ = ["HALF", "entry", "rows2", "rows3"]
+__all__ = ["HALF", "entry", "halt", "rows2", "rows3", "settle", "unasked"]
 
 _u = np.uint64
 #: added to an op's code: its arrays hold float16 bits (uint16)
@@ -499,69 +501,103 @@ class _NoAlias(Compiler):
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True, pipeline_class=_NoAlias)
-def rows2(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, t0, t1):  # pragma: no cover - compiled
-    """Rows ``t0 <= t < t1`` of ``out`` (rows of K elements over the outer ``shape``):
-    ``out[t*K + e] = op(x[px(t) + e*xi], y[py(t) + e*yi])``, ``px(t)`` the offset of row ``t``
-    by ``xs`` (one stride per outer axis).  The rows along the last outer axis run in a loop of
-    their own, its strides in registers: the outer index (an array, which the stores to ``out``
-    might alias for all LLVM knows) is counted up once per run of them, not once per row
-    (measured, rows of 32 uint8: ~40% of the time was that count)."""
+def rows2(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, t0, t1, plan, bell):  # pragma: no cover - compiled
+    """Rows of ``out`` (rows of K elements over the outer ``shape``, one axis at least): ``out[t*K + e] =
+    op(x[px(t) + e*xi], y[py(t) + e*yi])``, ``px(t)`` the offset of row ``t`` by ``xs`` (one stride per
+    outer axis).
+
+    ``plan`` empty: rows ``t0 <= t < t1``, in this thread.  Else a thread of a shared call: ``t1`` 1, its
+    lead, which has asked for ``t0`` parts (returns the tasks still running when it stopped watching);
+    ``t1`` 0, a part (returns 0 after lingering).
+
+    The rows along the last outer axis run in a loop of their own, its strides in registers: the outer
+    index (an array, which the stores to ``out`` might alias for all LLVM knows) is counted up once per run
+    of them, not once per row (measured, rows of 32 uint8: ~40% of the time was that count).  The op's
+    loop (``_run2``, inlined) is called from one place: each call of it is compiled (~0.4 s each)."""
     numba.literally(code)
     numba.literally(lanes)
-    nk, r0, r1, ni, nj = _u(K), _u(t0), _u(t1), _u(xi), _u(yi)
-    if shape.size == 0:
-        if r0 < r1:
-            _run2(code, out, _u(0), nk, x, _u(0), ni, y, _u(0), nj)
-        return
-    idx = _index(r0, shape)
-    px, py = _offset(idx, xs), _offset(idx, ys)
-    po = r0 * nk
+    nk, ni, nj = _u(K), _u(xi), _u(yi)
+    shared = plan.size != 0
+    n = _u(plan.size - 4) if shared else _u(1)
+    if shared:
+        _arrive(plan, bell, _u(t0), t1 != 0)
+    r0, r1 = _u(t0), _u(t1)
     last = shape.size - 1
     nl, xl, yl = shape[last], xs[last], ys[last]
-    t = r0
-    while t < r1:
-        m = min(nl - idx[last], r1 - t)  # the rest of this run along the last axis
-        for _ in range(m):
-            _run2(code, out, po, nk, x, px, ni, y, py, nj)
-            po += nk
-            px += xl
-            py += yl
-        t += m
-        if t >= r1:
-            break
-        _next_run(idx, shape)  # (once per run of rows: the offsets are worked out again)
+    while True:
+        if shared:
+            task = _add(plan, _u(0), _u(1))
+            if task >= n:
+                break
+            r0, r1 = plan[3 + task], plan[4 + task]
+        idx = _index(r0, shape)
         px, py = _offset(idx, xs), _offset(idx, ys)
+        po = r0 * nk
+        t = r0
+        while t < r1:
+            m = min(nl - idx[last], r1 - t)  # the rest of this run along the last axis
+            for _ in range(m):
+                _run2(code, out, po, nk, x, px, ni, y, py, nj)
+                po += nk
+                px += xl
+                py += yl
+            t += m
+            if t >= r1:
+                break
+            _next_run(idx, shape)  # (once per run of rows: the offsets are worked out again)
+            px, py = _offset(idx, xs), _offset(idx, ys)
+        if not shared:
+            return _u(0)
+        _add(plan, _u(1), _u(1))
+    if t1 != 0:
+        return _finished(plan, n)
+    _linger(bell)
+    return _u(0)
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True, pipeline_class=_NoAlias)
-def rows3(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1):  # pragma: no cover - compiled
+def rows3(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1, plan, bell):  # pragma: no cover
     """:func:`rows2` for ops of three inputs."""
     numba.literally(code)
     numba.literally(lanes)
-    nk, r0, r1, ni, nj, nl = _u(K), _u(t0), _u(t1), _u(xi), _u(yi), _u(zi)
-    if shape.size == 0:
-        if r0 < r1:
-            _run3(code, out, _u(0), nk, x, _u(0), ni, y, _u(0), nj, z, _u(0), nl)
-        return
-    idx = _index(r0, shape)
-    px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
-    po = r0 * nk
+    nk, ni, nj, nz = _u(K), _u(xi), _u(yi), _u(zi)
+    shared = plan.size != 0
+    n = _u(plan.size - 4) if shared else _u(1)
+    if shared:
+        _arrive(plan, bell, _u(t0), t1 != 0)
+    r0, r1 = _u(t0), _u(t1)
     last = shape.size - 1
-    nn, xl, yl, zl = shape[last], xs[last], ys[last], zs[last]
-    t = r0
-    while t < r1:
-        m = min(nn - idx[last], r1 - t)
-        for _ in range(m):
-            _run3(code, out, po, nk, x, px, ni, y, py, nj, z, pz, nl)
-            po += nk
-            px += xl
-            py += yl
-            pz += zl
-        t += m
-        if t >= r1:
-            break
-        _next_run(idx, shape)
+    nl, xl, yl, zl = shape[last], xs[last], ys[last], zs[last]
+    while True:
+        if shared:
+            task = _add(plan, _u(0), _u(1))
+            if task >= n:
+                break
+            r0, r1 = plan[3 + task], plan[4 + task]
+        idx = _index(r0, shape)
         px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
+        po = r0 * nk
+        t = r0
+        while t < r1:
+            m = min(nl - idx[last], r1 - t)
+            for _ in range(m):
+                _run3(code, out, po, nk, x, px, ni, y, py, nj, z, pz, nz)
+                po += nk
+                px += xl
+                py += yl
+                pz += zl
+            t += m
+            if t >= r1:
+                break
+            _next_run(idx, shape)
+            px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
+        if not shared:
+            return _u(0)
+        _add(plan, _u(1), _u(1))
+    if t1 != 0:
+        return _finished(plan, n)
+    _linger(bell)
+    return _u(0)
 
 
 @contextlib.contextmanager

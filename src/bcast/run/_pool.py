@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from . import _blocked
 
-__all__ = ["CHUNKS_PER_THREAD", "in_task", "run_tasks"]
+__all__ = ["CHUNKS_PER_THREAD", "in_task", "run_shared", "run_tasks"]
 
 #: Chunks per thread: more than one evens out threads slowed by other processes.
 CHUNKS_PER_THREAD = 4
@@ -192,6 +192,45 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
         raise mine
     if first is not None:
         raise first
+
+
+def run_shared(n: int, part: Callable[[], object], lead: Callable[[int], None], halt: Callable[[int], None],
+               unasked: Callable[[int], None]) -> None:
+    """A call whose threads share its tasks themselves (a compiled loop of :mod:`bcast.run._loops`, which
+    takes its tasks from an atomic count): ``part()`` asked of ``n - 1`` pool threads, ``lead(k)`` run in
+    this one (``k``: the parts asked for), which returns once every task has finished.  ``n = 1`` or a call
+    from inside a task: ``lead(0)`` alone.
+
+    A part that has run out of tasks may still be running after this returns: it writes nothing, but waits,
+    awake, for the next call's parts (so that its thread needs the GIL only while the next lead runs without
+    it); a part that starts after its lead has finished finds no task.  The parts not started by then are
+    cancelled (``unasked(k)``).  ``part`` holds none of the call's arrays itself: a cancelled item stays in
+    the pool's queue until a thread wakes.  An exception in this thread (Ctrl-C) calls ``halt(k)``, which
+    stops the tasks and waits for the running ones to finish, and is raised: nothing of the call writes
+    after this returns or raises."""
+    if n == 1 or in_task():
+        lead(0)
+        return
+    pool = _acquire(n - 1)
+    futures: list = []
+    try:
+        try:
+            for _ in range(n - 1):
+                futures.append(pool.executor.submit(part))
+        except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
+            pass
+        except BaseException:  # Ctrl-C inside submit: as in run_tasks
+            _retire(pool)
+            raise
+        lead(len(futures))
+    except BaseException:
+        halt(len(futures))
+        raise
+    finally:
+        cancelled = sum(1 for f in futures if f.cancel())
+        if cancelled:
+            unasked(cancelled)
+        _release(pool)
 
 
 def _wait_ended(ended: threading.Condition, running: list) -> None:
