@@ -20,7 +20,8 @@ numpy's floating-point warnings are off; a marked kernel turns them off itself.
 
 The output is C-contiguous; the inputs are any views with strides >= 0: the axes
 collapse to outer axes (any number) times one inner run, which each thread
-takes in whole rows (a single long run is cut so that threads get rows).
+takes in whole rows (a single long run is cut so that threads get rows); the
+threads take the rows' tasks from an atomic count (:mod:`bcast.run._share`).
 The loop runs where it beats numpy's own (:data:`BROADCAST_MIN` says where,
 as measured).
 

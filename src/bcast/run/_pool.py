@@ -1,4 +1,5 @@
-"""The thread pool that runs the tasks of one large op: :func:`run_tasks`.
+"""The thread pool that runs the tasks of one large op: :func:`run_tasks` (Python tasks, numpy's
+loops), :func:`run_shared` (a compiled loop whose threads share the tasks themselves).
 
 One executor, shared by every call, with scratch that belongs to one call's
 worker (never to a thread), safe around what a program does: a call from inside
