@@ -53,7 +53,7 @@ from numba.core.compiler import Compiler
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-from ._share import _add, _arrive, _finished, _linger, halt, settle, unasked
+from ._share import _add, arrive, claim, depart, halt, settle, unasked
 
 _compiler_lock: Any  # the lock every numba compile of the process takes (numba.core: not numba's documented API)
 try:
@@ -517,19 +517,15 @@ def rows2(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, t0, t1, plan, bell):
     numba.literally(code)
     numba.literally(lanes)
     nk, ni, nj = _u(K), _u(xi), _u(yi)
-    shared = plan.size != 0
-    n = _u(plan.size - 4) if shared else _u(1)
-    if shared:
-        _arrive(plan, bell, _u(t0), t1 != 0)
+    shared, n = arrive(plan, bell, t0, t1)
     r0, r1 = _u(t0), _u(t1)
     last = shape.size - 1
     nl, xl, yl = shape[last], xs[last], ys[last]
     while True:
         if shared:
-            task = _add(plan, _u(0), _u(1))
-            if task >= n:
+            more, r0, r1 = claim(plan, n)
+            if not more:
                 break
-            r0, r1 = plan[3 + task], plan[4 + task]
         idx = _index(r0, shape)
         px, py = _offset(idx, xs), _offset(idx, ys)
         po = r0 * nk
@@ -549,10 +545,7 @@ def rows2(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, t0, t1, plan, bell):
         if not shared:
             return _u(0)
         _add(plan, _u(1), _u(1))
-    if t1 != 0:
-        return _finished(plan, n)
-    _linger(bell)
-    return _u(0)
+    return depart(plan, bell, n, t1)
 
 
 @numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True, pipeline_class=_NoAlias)
@@ -561,19 +554,15 @@ def rows3(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1, p
     numba.literally(code)
     numba.literally(lanes)
     nk, ni, nj, nz = _u(K), _u(xi), _u(yi), _u(zi)
-    shared = plan.size != 0
-    n = _u(plan.size - 4) if shared else _u(1)
-    if shared:
-        _arrive(plan, bell, _u(t0), t1 != 0)
+    shared, n = arrive(plan, bell, t0, t1)
     r0, r1 = _u(t0), _u(t1)
     last = shape.size - 1
     nl, xl, yl, zl = shape[last], xs[last], ys[last], zs[last]
     while True:
         if shared:
-            task = _add(plan, _u(0), _u(1))
-            if task >= n:
+            more, r0, r1 = claim(plan, n)
+            if not more:
                 break
-            r0, r1 = plan[3 + task], plan[4 + task]
         idx = _index(r0, shape)
         px, py, pz = _offset(idx, xs), _offset(idx, ys), _offset(idx, zs)
         po = r0 * nk
@@ -594,10 +583,7 @@ def rows3(code, lanes, out, K, shape, x, xs, xi, y, ys, yi, z, zs, zi, t0, t1, p
         if not shared:
             return _u(0)
         _add(plan, _u(1), _u(1))
-    if t1 != 0:
-        return _finished(plan, n)
-    _linger(bell)
-    return _u(0)
+    return depart(plan, bell, n, t1)
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from llvmlite import ir  # type: ignore[import-untyped]  # llvmlite ships no typ
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["halt", "settle", "unasked"]
+__all__ = ["arrive", "claim", "depart", "halt", "settle", "unasked"]
 
 _u = np.uint64
 
@@ -93,14 +93,38 @@ _STOP = np.uint64(1 << 62)
 
 
 @numba.njit(nogil=True, cache=True)
-def _arrive(plan, bell, parts, lead):  # pragma: no cover - compiled
-    """Count this thread in: a lead adds the ``parts`` it has asked the pool for (queued by now) to
-    ``bell[0]``, from here, where it has let go of the GIL; a part adds itself to ``bell[1]``."""
-    if lead:
-        _add(bell, _u(0), parts)
+def arrive(plan, bell, t0, t1):  # pragma: no cover - compiled
+    """A loop's start: whether its call is shared (``plan`` not empty), and its tasks (1 if not).  A shared
+    call's thread counts itself in: a lead (``t1`` 1) adds the ``t0`` parts it has asked the pool for (queued
+    by now) to ``bell[0]``, from here, where it has let go of the GIL; a part adds itself to ``bell[1]``."""
+    if plan.size == 0:
+        return False, _u(1)
+    if t1 != 0:
+        _add(bell, _u(0), _u(t0))
         _add(plan, _u(2), _u(1))
     else:
         _add(bell, _u(1), _u(1))
+    return True, _u(plan.size - 4)
+
+
+@numba.njit(inline="always")
+def claim(plan, n):  # pragma: no cover - compiled
+    """The next task of a shared plan of ``n`` tasks, one atomic step: (True, its first row, its end), or
+    (False, 0, 0) when none is left."""
+    task = _add(plan, _u(0), _u(1))
+    if task >= n:
+        return False, _u(0), _u(0)
+    return True, plan[3 + task], plan[4 + task]
+
+
+@numba.njit(nogil=True, cache=True)
+def depart(plan, bell, n, t1):  # pragma: no cover - compiled
+    """A shared loop's end, its tasks all taken: a lead (``t1`` 1) watches the finished count (returns the
+    tasks still running, :func:`_finished`); a part lingers (:func:`_linger`) and returns 0."""
+    if t1 != 0:
+        return _finished(plan, n)
+    _linger(bell)
+    return _u(0)
 
 
 @numba.njit(nogil=True, cache=True)
