@@ -320,9 +320,8 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
     in rows shared among ``threads``."""
     shape, k, operands, rows = arranged
     o = out.reshape(-1)
-    args: list = [code, lanes, o.view(np.uint16) if o.dtype == _F16 else o, k, shape]
-    for x, (s, i) in zip(flat, operands):
-        args += (x, s, i)
+    o = o.view(np.uint16) if o.dtype == _F16 else o
+    args = _loop_args(code, lanes, o, k, shape, flat, operands)
     if threads < 2 or rows < 2 or _pool.in_task():
         fn(*args, 0, rows, _SOLO, BELL)
         return
@@ -330,7 +329,7 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
     plan = np.zeros(tasks + 4, np.uint64)  # [next task, tasks finished, bell rung, the tasks' row bounds]
     plan[3:] = np.arange(tasks + 1, dtype=np.uint64) * np.uint64(rows) // np.uint64(tasks)
     loops = _kernel
-    box = [args]  # emptied once every task has finished: a part that starts later finds nothing
+    box = [(o, flat)]  # emptied once every task has finished: a part that starts later finds nothing
 
     def part() -> None:
         try:
@@ -340,7 +339,7 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
             # and two outputs taking turns cost the cache: float32 2**22 row Add 0.52 ms into one output, 0.73
             # into two).  The lead holds the arrays until every task has finished; a part finds no task after.
             mine = None if found is None else \
-                [_unowned(a) if i == 2 or i >= 5 and i % 3 == 2 else a for i, a in enumerate(found)]  # out, inputs
+                _loop_args(code, lanes, _unowned(found[0]), k, shape, [_unowned(x) for x in found[1]], operands)
             del found
         except Exception:  # noqa: BLE001 - the lead takes every task a part leaves
             mine = None
@@ -361,8 +360,19 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
         box.clear()
 
 
+def _loop_args(code: int, lanes: int, out: np.ndarray, k: int, shape, flat: list, operands) -> list:
+    """The arguments of a loop's call (:func:`bcast.run._loops.rows2`) but its range and plan."""
+    args: list = [code, lanes, out, k, shape]
+    for x, (s, i) in zip(flat, operands):
+        args += (x, s, i)
+    return args
+
+
 def _unowned(a: np.ndarray) -> np.ndarray:
-    """The 1-D array ``a``'s memory as an array that does not keep ``a`` alive."""
+    """The 1-D array ``a``'s memory as an array that does not keep ``a`` alive (``a`` itself where it is
+    not contiguous: every array of a loop's call is)."""
+    if not a.flags.c_contiguous:
+        return a
     memory = (ctypes.c_char * a.nbytes).from_address(a.ctypes.data)
     return np.frombuffer(memory, a.dtype)  # type: ignore[call-overload]  # (a ctypes array exports a buffer)
 
