@@ -322,7 +322,7 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
     o = out.reshape(-1)
     o = o.view(np.uint16) if o.dtype == _F16 else o
     args = _loop_args(code, lanes, o, k, shape, flat, operands)
-    if threads < 2 or rows < 2 or _pool.in_task():
+    if threads < 2 or rows < 2:  # (a call from inside a task: run_shared runs it in this thread alone)
         fn(*args, 0, rows, _SOLO, BELL)
         return
     tasks = min(rows, threads * _pool.CHUNKS_PER_THREAD)
