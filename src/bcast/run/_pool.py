@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import os
+import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
@@ -102,9 +103,11 @@ _local = threading.local()  # .depth: how many bcast tasks this thread is runnin
 
 
 def _after_fork() -> None:  # in the child: no threads of the parent's pool exist here
-    global _pool, _pool_lock, _scratch_lock
+    global _pool, _pool_lock, _scratch_lock, _parts, _part_threads_lock
     _pool, _pool_lock, _scratch_lock = None, threading.Lock(), threading.Lock()
     _scratch_free.clear()
+    _parts, _part_threads_lock = queue.SimpleQueue(), threading.Lock()
+    _part_threads.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -198,40 +201,76 @@ def run_tasks(n: int, total: int, run: Callable) -> None:
 def run_shared(n: int, part: Callable[[], object], lead: Callable[[int], None], halt: Callable[[int], None],
                unasked: Callable[[int], None]) -> None:
     """A call whose threads share its tasks themselves (a compiled loop of :mod:`bcast.run._loops`, which
-    takes its tasks from an atomic count): ``part()`` asked of ``n - 1`` pool threads, ``lead(k)`` run in
-    this one (``k``: the parts asked for), which returns once every task has finished.  ``n = 1`` or a call
-    from inside a task: ``lead(0)`` alone.
+    takes its tasks from an atomic count): ``part()`` asked of ``n - 1`` threads of shared calls, ``lead(k)``
+    run in this one (``k``: the parts asked for), which returns once every task has finished.  ``n = 1`` or
+    a call from inside a task: ``lead(0)`` alone.
 
     A part that has run out of tasks may still be running after this returns: it writes nothing, but waits,
     awake, for the next call's parts (so that its thread needs the GIL only while the next lead runs without
     it); a part that starts after its lead has finished finds no task.  The parts not started by then are
-    cancelled (``unasked(k)``).  ``part`` holds none of the call's arrays itself: a cancelled item stays in
-    the pool's queue until a thread wakes.  An exception in this thread (Ctrl-C) calls ``halt(k)``, which
-    stops the tasks and waits for the running ones to finish, and is raised: nothing of the call writes
-    after this returns or raises."""
+    cancelled (``unasked(k)``).  An exception in this thread (Ctrl-C) calls ``halt(k)``, which stops the
+    tasks and waits for the running ones to finish, and is raised: nothing of the call writes after this
+    returns or raises."""
     if n == 1 or in_task():
         lead(0)
         return
-    pool = _acquire(n - 1)
-    futures: list = []
+    if len(_part_threads) < n - 1:
+        _start_part_threads(n - 1)
+    cells = [[part] for _ in range(n - 1)]
     try:
-        try:
-            for _ in range(n - 1):
-                futures.append(pool.executor.submit(part))
-        except RuntimeError:  # shut down (interpreter exit, atexit handlers): this thread takes every task
-            pass
-        except BaseException:  # Ctrl-C inside submit: as in run_tasks
-            _retire(pool)
-            raise
-        lead(len(futures))
+        for cell in cells:
+            _parts.put(cell)
+        lead(len(cells))
     except BaseException:
-        halt(len(futures))
+        halt(len(cells))
         raise
     finally:
-        cancelled = sum(1 for f in futures if f.cancel())
+        cancelled = 0
+        for cell in cells:  # a part no thread has taken yet is cancelled: whoever pops a cell first owns it
+            if cell:
+                try:
+                    cell.pop()
+                except IndexError:  # taken by a thread meanwhile
+                    continue
+                cancelled += 1
         if cancelled:
             unasked(cancelled)
-        _release(pool)
+
+
+# --------------------------------------------------------------------------- the threads of shared calls
+#
+# run_shared's parts go to threads of their own through a queue of cells: a put and a get in C, no future.
+# Through the executor, a part cost ~9 us between its lead's start and its own (the future's condition, the
+# executor's semaphore), and its lead ~7 us before its loop, measured at 2**22 float32 elements, where each
+# call's arrays have pushed the interpreter's own data out of the caches.  A cell is [part] until a thread
+# or the part's lead pops it: list.pop is one step, so exactly one of them runs or cancels the part.  The
+# threads are daemons, blocked in the queue's get when idle (nothing to join at exit); after os.fork() the
+# child starts with none and a new queue.
+
+_parts: queue.SimpleQueue = queue.SimpleQueue()
+_part_threads: list[threading.Thread] = []
+_part_threads_lock = threading.Lock()
+
+
+def _start_part_threads(n: int) -> None:
+    with _part_threads_lock:
+        while len(_part_threads) < n:
+            thread = threading.Thread(target=_serve_parts, args=(_parts,), daemon=True,
+                                      name=f"bcast-part_{len(_part_threads)}")
+            thread.start()
+            _part_threads.append(thread)
+
+
+def _serve_parts(parts: queue.SimpleQueue) -> None:
+    while True:
+        cell = parts.get()
+        try:
+            part = cell.pop()
+        except IndexError:  # cancelled by its lead
+            continue
+        del cell
+        part()
+        del part  # nothing of a call held while this thread waits for the next
 
 
 def _wait_ended(ended: threading.Condition, running: list) -> None:
