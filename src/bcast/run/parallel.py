@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from typing import Any
 from collections.abc import Callable
 
@@ -114,8 +115,25 @@ def set_threads(n: int | None) -> int | None:
 
 def split_threads(size: int, dtype: Any) -> int:
     """How many threads an element-wise op with an output of ``size`` elements of ``dtype`` uses:
-    :func:`threads` from :data:`MIN_ELEMENTS` elements on (float16: :data:`MIN_ELEMENTS_F16`), else 1."""
-    return threads() if size >= (MIN_ELEMENTS_F16 if dtype == _F16 else MIN_ELEMENTS) else 1
+    :func:`threads` from :data:`MIN_ELEMENTS` elements on (float16: :data:`MIN_ELEMENTS_F16`), else 1.
+    :func:`set_threads` applies at once; ``BCAST_THREADS`` and the process's cores are read again after
+    :data:`REREAD_S` (each read cost ~1 us, and ~7 us after a large op's arrays had gone through the caches:
+    a fifth of what a call did before its loop, at 2**22 float32 elements)."""
+    if size < (MIN_ELEMENTS_F16 if dtype == _F16 else MIN_ELEMENTS):
+        return 1
+    if _threads is not None:
+        return _threads
+    n, until = _read
+    now = time.monotonic()
+    if now >= until:
+        n = threads()  # (a bad BCAST_THREADS raises here, and is not kept)
+        _read[:] = n, now + REREAD_S
+    return n
+
+
+#: Seconds for which :func:`split_threads` keeps what it read of ``BCAST_THREADS`` and the cores.
+REREAD_S = 0.1
+_read: list = [1, 0.0]  # [threads, monotonic time until which they hold]
 
 
 # --------------------------------------------------------------------------- running
