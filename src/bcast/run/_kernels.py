@@ -267,8 +267,7 @@ class Loop:
 
 def _near(flat: list) -> bool:
     """Whether every element of the int64 arrays ``flat`` is within +-2**53 (:data:`_NEAR`): one compiled pass
-    an input (:func:`bcast.run._loops.within`, ready with the loop that needs the answer), else numpy's
-    ``min`` and ``max``."""
+    an input (:func:`bcast.run._loops.within`, ready with the loop that needs it), else numpy's min and max."""
     within = _within
     if within is not None:
         return all(within(x, _NEAR64) for x in flat)
@@ -343,9 +342,7 @@ def _go(fn, code: int, lanes: int, out: np.ndarray, flat: list, arranged, thread
     if shared is None:  # (a call from inside a task: run_shared runs it in this thread alone)
         fn(*args, 0, rows, _SOLO, BELL)
         return
-    # the layout's plan, made once (4 numpy calls, ~2 us; after a loop has streamed its arrays through the
-    # caches, ~8 us of the ~35 us between a call and its loop, measured at 2**22 float32 elements)
-    plan = shared.copy()
+    plan = shared.copy()  # the layout's, made once: 4 numpy calls, ~8 us with the caches cold (2**22 float32)
     loops = _kernel
     box = [(o, flat)]  # emptied once every task has finished: a part that starts later finds nothing
 
