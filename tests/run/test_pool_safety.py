@@ -230,6 +230,30 @@ def test_large_op_in_an_atexit_handler():
     assert "Error" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("before", [True, False])
+def test_shared_compiled_call_in_an_atexit_handler(before):
+    """The compiled loop's threads at interpreter exit: a call shared among threads started before, or the
+    first shared call of the process (Python 3.12 on starts no thread there: the caller takes every task)."""
+    script = f"""
+        import atexit, numpy as np, bcast
+        from bcast.run import _kernels, parallel
+        _kernels.BACKGROUND = False
+        parallel.set_threads(2)
+        x, s = np.ones((8, 128, 64, 64), np.float32), np.ones((128, 1, 1), np.float32)  # 16 MiB: threads
+
+        def at_exit():
+            print("exit", bool((bcast.onnx.run("Add", x, s) == 2).all()))
+
+        atexit.register(at_exit)
+        if {before}:
+            bcast.onnx.run("Add", x, s)
+        print("main")
+    """
+    done = _run_script(script)
+    assert done.returncode == 0 and done.stdout == "main\nexit True\n", done.stderr
+    assert "Error" not in done.stderr, done.stderr
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 

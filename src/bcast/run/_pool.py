@@ -216,8 +216,11 @@ def run_shared(n: int, part: Callable[[], object], lead: Callable[[int], None], 
         lead(0)
         return
     if len(_part_threads) < n - 1:
-        _start_part_threads(n - 1)
-    cells = [[part] for _ in range(n - 1)]
+        try:
+            _start_part_threads(n - 1)
+        except RuntimeError:  # no new thread at interpreter exit (Python 3.12 on): those there take the parts
+            pass
+    cells = [[part] for _ in range(min(n - 1, len(_part_threads)))]
     try:
         for cell in cells:
             _parts.put(cell)
