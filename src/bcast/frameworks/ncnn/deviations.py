@@ -81,7 +81,8 @@ NCNN_FAST_MATH = Deviation(
     rules=("ncnn",),
     ops="BinaryOp DIV, FLOOR_DIVIDE, POW, ATAN2, FMOD, REMAINDER and their R- forms; MIN",
     condition="any shapes; these values (finite ones, and NaN for MIN): a zero divisor; a POW base <= 0; ATAN2(-0, x) "
-              "with x < 0 or x = -0; x/y within a few ulps of an integer (for REMAINDER of a half-integer); MIN of -0 "
+              "with x < 0 or x = -0; x/y within a few ulps of an integer (for REMAINDER of a half-integer; which "
+              "such quotients depends on the vector body the processor gets, AVX-512 or AVX2); MIN of -0 "
               "and +0, or of x and NaN, on the one-element path",
     behaviour="the wheel's vector code (built with -ffast-math; MIN: its one-element path) computes something else: "
               "DIV and FLOOR_DIVIDE by zero give NaN, not +-inf; POW with a base <= 0 gives garbage (2.4e38); "

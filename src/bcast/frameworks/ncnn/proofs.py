@@ -82,28 +82,36 @@ def ncnn_empty_blob_crashes(dev):
 def ncnn_fast_math_departs_from_the_functors(dev):
     """A deviation of values (no shape case, no check): where the wheel's vector body (MIN: its
     one-element path) departs from ncnn's functor, bcast computes the functor, which the wheel's other
-    path computes.  tests/frameworks/test_ncnn_run.py's differential allows exactly ``ncnn_wheel.wheel_departs``."""
+    path computes.  tests/frameworks/test_ncnn_run.py's differential allows exactly ``ncnn_wheel.wheel_departs``.
+
+    Which near-integer quotients FMOD gets wrong depends on the vector body the wheel picks for the processor
+    (AMD EPYC with AVX-512: FMOD(-12.33, -4.11) departs; with AVX2 and no AVX-512, FMOD(16.217218, -3.2434437)
+    does and FMOD(-12.33, -4.11) does not): the cases of one group are alternatives, and the group is fixed only
+    where none of them departs."""
     ncnn, oracle = _ncnn()
     from .proofs_wheel import same_bits, wheel_departs
 
     _expect(BY_ID[dev].check is None and not CASES[dev])
     f32 = np.float32
-    cases = [  # op, a, b, the functor's value, the path that departs
+    cases = [  # op, a, b, the functor's value, the path that departs (, the group of alternatives)
         ("DIV", 1.0, 0.0, f32(np.inf), "vector"),
         ("RDIV", 0.0, 2.0, f32(np.inf), "vector"),
         ("FLOOR_DIVIDE", -3.0, 0.0, f32(-np.inf), "vector"),
         ("POW", -2.0, 2.0, f32(4.0), "vector"),
         ("RPOW", 3.0, -2.0, f32(-8.0), "vector"),
         ("ATAN2", -0.0, -1.0, f32(-np.pi), "vector"),
-        ("FMOD", -12.33, -4.11, np.fmod(f32(-12.33), f32(-4.11)), "vector"),  # x/y rounds to 3
+        ("FMOD", -12.33, -4.11, np.fmod(f32(-12.33), f32(-4.11)), "vector", "near"),  # x/y rounds to 3 (AVX-512)
+        ("FMOD", 16.217218, -3.2434437, np.fmod(f32(16.217218), f32(-3.2434437)), "vector", "near"),  # -5 (AVX2)
         ("FMOD", -2.0, 1.0, f32(-0.0), "vector"),  # fmodf keeps the dividend's sign: -0
         ("FLOOR_DIVIDE", -6.85, 1.37, np.floor(f32(-6.85) / f32(1.37)), "vector"),  # rounds to -5
         ("REMAINDER", 1.37, -2.74, f32(1.37), "vector"),  # x/y is -0.5: the tie goes to even, 0
         ("MIN", -0.0, 0.0, f32(-0.0), "scalar"),  # std::min keeps its first operand
         ("MIN", 1.0, np.nan, f32(1.0), "scalar"),  # ... and a NaN second operand gives the first
     ]
-    fixed = []
-    for name, a, b, functor, path in cases:
+    kept: dict[str, list[str]] = {}  # group -> the cases of it that give the functor on the departing path
+    departed: set[str] = set()
+    for k, (name, a, b, functor, path, *tag) in enumerate(cases):
+        group = tag[0] if tag else str(k)
         _expect(name in BY_ID[dev].only_ops, name)
         x, y = np.full(32, a, f32), np.full(32, b, f32)
         _expect(wheel_departs(name, x[:1], y[:1])[0], name)
@@ -112,7 +120,10 @@ def ncnn_fast_math_departs_from_the_functors(dev):
         _expect(same_bits(oracle.run(name, x[keeping], y[keeping]), np.full(len(x[keeping]), functor, f32)), name)
         wheel = oracle.run(name, x[departing], y[departing])
         if same_bits(wheel[:1], np.full(1, functor, f32)):
-            fixed.append(f"{name}({a}, {b}) on its {path} path gives the functor's {functor}")
+            kept.setdefault(group, []).append(f"{name}({a}, {b}) on its {path} path gives the functor's {functor}")
+        else:
+            departed.add(group)
+    fixed = [line for group, lines in kept.items() if group not in departed for line in lines]
     if fixed:
         _fixed(dev, ncnn, "; ".join(fixed))
 
