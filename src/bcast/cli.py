@@ -327,8 +327,25 @@ def _keep_for(name: str | None):
     return lambda f: runtime is not None and isinstance(f.deviation.runtime, runtime)
 
 
+def _takes_sizes(args) -> bool:
+    """Whether ``--framework``'s ``--op`` is an ``expand`` (torch's and Paddle's ``expand`` / ``broadcast_to``):
+    its second shape is the sizes, where -1 keeps the tensor's dim."""
+    table = None if args.framework is None or args.op is None else part(args.framework, "ops")
+    find = getattr(table, "op", None)
+    if find is None:
+        return False
+    try:
+        o = find(op_name(args.framework, args.op))
+    except InputError:  # an unknown op: the plan says so
+        return False
+    from .frameworks._eager import EagerOp  # (loaded with that framework's table already)
+
+    return isinstance(o, EagerOp) and o.kind == "expand"
+
+
 def _cmd_shape_or_explain(args, out) -> int:
-    shapes = [parse_shape(s) for s in args.shapes]
+    sizes = _takes_sizes(args)
+    shapes = [parse_shape(s, minus_one=sizes and i == 1) for i, s in enumerate(args.shapes)]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     asked = _by_framework(args)
     keep = _keep_for(None if asked is None else args.framework)

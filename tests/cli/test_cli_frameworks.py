@@ -124,3 +124,28 @@ def test_an_answer_by_framework_shows_that_frameworks_records_only():
         assert "onnxruntime" not in out and "openvino" not in out, out
     code, out, _ = _run("shape", "8,1,6,1", "7,1,5", "--rule", "unidirectional", "--json")
     assert "onnxruntime-prelu-bidirectional" in out  # by rule: every record
+
+
+#: torch's and Paddle's expand / broadcast_to from the command line: a -1 in the sizes (the second shape) keeps the
+#: tensor's dim, as torch.Tensor.expand(-1, 4) does; (argv, exit status, what it prints)
+SIZES = [
+    (["3,1", "[-1,4]", "--framework", "torch", "--op", "expand"], 0, "(3,4)"),
+    (["3,1", "--", "-1,4"], 0, "(3,4)"),  # (shapes after --: a leading '-' is not an option; the framework below)
+    (["3,1", "2,-1,4", "--framework", "paddle", "--op", "broadcast_to"], 0, "(2,3,4)"),
+    (["3,1", "2,-1,4", "--framework", "torch", "--op", "broadcast_to"], 0, "(2,3,4)"),
+    # torch refuses a -1 on a new leading axis, and any other negative size
+    (["3,1", "[-1,3,4]", "--framework", "torch", "--op", "expand"], 2, "-1 is not allowed at axis 0"),
+    (["3,1", "[-2,4]", "--framework", "torch", "--op", "expand"], 2, "dim -2 is negative"),
+    # only the sizes take -1: the tensor's shape, and every other op's shapes, refuse it
+    (["[-1,4]", "3,1", "--framework", "torch", "--op", "expand"], 2, "write ? for an unknown dim"),
+    (["3,1", "[-1,4]", "--framework", "torch", "--op", "add"], 2, "write ? for an unknown dim"),
+    (["3,1", "[-1,4]"], 2, "write ? for an unknown dim"),
+]
+
+
+@pytest.mark.parametrize(("argv", "code", "text"), SIZES)
+def test_expand_sizes_take_minus_one(argv, code, text):
+    if "--" in argv:
+        argv = ["--framework", "torch", "--op", "expand", *argv]
+    got, out, err = _run("shape", *argv)
+    assert (got, text in (out if code == 0 else err)) == (code, True), (out, err)

@@ -43,8 +43,9 @@ def static(shape: Shape) -> StaticShape:
 SHAPE_SYNTAX = "write a shape as 2,3,4 or [2,3,4] or 2x3x4 (a dim: 3, N, ?, 2..4 or 2..), and [] or scalar for rank 0"
 
 
-def parse_shape(text: str) -> Shape:
-    """Parse one shape written in the command-line syntax.
+def parse_shape(text: str, *, minus_one: bool = False) -> Shape:
+    """Parse one shape written in the command-line syntax; ``minus_one``: a ``-1`` dim is kept as -1 (the
+    sizes of torch's and Paddle's ``expand``, where -1 keeps the tensor's dim), not refused.
 
     >>> parse_shape("2,3,4"), parse_shape("[2, 3]"), parse_shape("2x3x4"), parse_shape("[]")
     ((2, 3, 4), (2, 3), (2, 3, 4), ())
@@ -54,6 +55,8 @@ def parse_shape(text: str) -> Shape:
     Traceback (most recent call last):
     ...
     bcast.core.errors.InputError: invalid shape '2,-1': dim 1: dim -1 is negative (write ? for an unknown dim)
+    >>> parse_shape("2,-1", minus_one=True)
+    (2, -1)
     """
     if not isinstance(text, str):
         raise InputError(f"invalid shape {brief(text)}: expected a string; {SHAPE_SYNTAX}")
@@ -83,6 +86,9 @@ def parse_shape(text: str) -> Shape:
             raise InputError(f"invalid shape {brief(raw)}: dim {i} is empty; {SHAPE_SYNTAX}")
         if tok == "...":
             raise InputError(f"invalid shape {brief(raw)}: a dynamic rank (...) is not supported; give every dim")
+        if minus_one and tok == "-1":
+            dims.append(-1)
+            continue
         try:
             dims.append(parse_dim(tok))
         except InputError as e:

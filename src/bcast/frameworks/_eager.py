@@ -34,7 +34,7 @@ import numpy as np
 from ..core._format import brief, format_shape
 from ..core.errors import InputError
 from ..core.plan import Plan
-from ..core.shapes import as_shape
+from ..core.shapes import as_shape, parse_shape
 from ..rules import infer
 from ..run.execute import MemoryBudgetError, run_plan, view
 from ..run.kernel import ufunc_kernel
@@ -86,7 +86,9 @@ def _sizes(o: EagerOp, self_shape: tuple, size: Any) -> tuple:
     tensor, what = o.input_names(2)
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         size = (size,)
-    if not isinstance(size, (list, tuple)):  # the shape syntax ("2,3"), or what as_shape refuses
+    if isinstance(size, str):  # the shape syntax ("2,-1"), a -1 kept
+        size = parse_shape(size, minus_one=True)
+    if not isinstance(size, (list, tuple)):  # what as_shape refuses
         return as_shape(size, what=f"{o.where} {what}")
     lead = len(size) - len(self_shape)
     out = []
