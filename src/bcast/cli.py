@@ -33,7 +33,7 @@ from .core.dims import json_shape
 from .frameworks import framework
 from .frameworks import names as framework_names
 from .frameworks import plan as plan_op
-from .frameworks import op_name, part, targets
+from .frameworks import op_name, part, takes_sizes, targets
 from .rules import POLICIES, RULES, get_rule, infer
 from .core.shapes import parse_shape
 from ._cli_help import (EPILOG_COMPARE, EPILOG_CONFORMANCE, EPILOG_DEVIATIONS, EPILOG_EXPLAIN, EPILOG_LINT,
@@ -327,24 +327,8 @@ def _keep_for(name: str | None):
     return lambda f: runtime is not None and isinstance(f.deviation.runtime, runtime)
 
 
-def _takes_sizes(args) -> bool:
-    """Whether ``--framework``'s ``--op`` is an ``expand`` (torch's and Paddle's ``expand`` / ``broadcast_to``):
-    its second shape is the sizes, where -1 keeps the tensor's dim."""
-    table = None if args.framework is None or args.op is None else part(args.framework, "ops")
-    find = getattr(table, "op", None)
-    if find is None:
-        return False
-    try:
-        o = find(op_name(args.framework, args.op))
-    except InputError:  # an unknown op: the plan says so
-        return False
-    from .frameworks._eager import EagerOp  # (loaded with that framework's table already)
-
-    return isinstance(o, EagerOp) and o.kind == "expand"
-
-
 def _cmd_shape_or_explain(args, out) -> int:
-    sizes = _takes_sizes(args)
+    sizes = args.framework is not None and args.op is not None and takes_sizes(args.framework, args.op)
     shapes = [parse_shape(s, minus_one=sizes and i == 1) for i, s in enumerate(args.shapes)]
     names = None if args.names is None else [n.strip() for n in args.names.split(",")]
     asked = _by_framework(args)

@@ -79,7 +79,7 @@ def parse_shape(text: str, *, minus_one: bool = False) -> Shape:
         parts = parts[:-1]  # "5," is the rank-1 tuple (5,)
     if len(parts) > MAX_RANK:
         raise InputError(f"invalid shape {brief(raw)}: rank {len(parts)} is more than {MAX_RANK}")
-    dims = []
+    dims: list[Dim] = []
     for i, part in enumerate(parts):
         tok = part.strip()
         if not tok:

@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # mypy checks here that every op table implements the interfa
     _IMPLEMENTED: tuple[Framework, ...] = (_onnx, _openvino, _ncnn, _tflite, _tensorrt, _tosa, _webnn, _torch, _paddle,
                                            _nnapi, _mnn, _coreml, _stablehlo, _jax)
 
-__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "op_name", "part", "plan", "targets"]
+__all__ = ["FRAMEWORKS", "Framework", "PARTS", "framework", "names", "op_name", "part", "plan", "takes_sizes",
+           "targets"]
 
 #: Every framework bcast knows: its name (as the command line's ``--framework`` takes it) and the
 #: package that holds all bcast knows about it.
@@ -98,6 +99,26 @@ def op_name(name: str, op: Any) -> Any:
         return op
     same = [o for o in table if o.casefold() == op.strip().casefold()]
     return same[0] if len(same) == 1 else op
+
+
+def takes_sizes(name: str, op: Any) -> bool:
+    """Whether framework ``name``'s ``op`` is an ``expand`` of the eager frameworks (torch's and Paddle's
+    ``expand`` / ``broadcast_to``), whose second shape is the sizes, where -1 keeps the tensor's dim; False for
+    any other op, and for a name no table has (planning it says so).
+
+    >>> takes_sizes("torch", "expand"), takes_sizes("torch", "add"), takes_sizes("onnx", "Expand")
+    (True, False, False)
+    """
+    find = getattr(part(name, "ops"), "op", None)
+    if find is None:
+        return False
+    try:
+        o = find(op_name(name, op))
+    except InputError:
+        return False
+    from ._eager import EagerOp
+
+    return isinstance(o, EagerOp) and o.kind == "expand"
 
 
 def part(name: str, what: str) -> ModuleType | None:

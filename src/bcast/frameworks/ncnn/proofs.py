@@ -93,7 +93,7 @@ def ncnn_fast_math_departs_from_the_functors(dev):
 
     _expect(BY_ID[dev].check is None and not CASES[dev])
     f32 = np.float32
-    cases = [  # op, a, b, the functor's value, the path that departs (, the group of alternatives)
+    cases: list[tuple] = [  # op, a, b, the functor's value, the path that departs (, the group of alternatives)
         ("DIV", 1.0, 0.0, f32(np.inf), "vector"),
         ("RDIV", 0.0, 2.0, f32(np.inf), "vector"),
         ("FLOOR_DIVIDE", -3.0, 0.0, f32(-np.inf), "vector"),
