@@ -357,7 +357,8 @@ def _cmd_shape_or_explain(args, out) -> int:
     if args.json:
         d = plan.to_dict()
         d.update(asked or {})
-        d["inputs"] = [json_shape(s) for s in shapes]  # as written (ncnn order stays ncnn order)
+        if asked is None or n is not None:  # as written (ncnn order stays so); by op the plan's, as its names
+            d["inputs"] = [json_shape(s) for s in shapes]  # (torch's expand plans (size, self), -1 resolved)
         if n is not None:  # the shape as written too, and the numpy-order shapes beside
             d["shape"] = json_shape(n.reorder(plan.shape))
             d["numpy"] = {"inputs": [json_shape(s) for s in plan.inputs], "shape": json_shape(plan.shape)}

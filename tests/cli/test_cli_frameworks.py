@@ -149,3 +149,11 @@ def test_expand_sizes_take_minus_one(argv, code, text):
         argv = ["--framework", "torch", "--op", "expand", *argv]
     got, out, err = _run("shape", *argv)
     assert (got, text in (out if code == 0 else err)) == (code, True), (out, err)
+
+
+def test_expand_json_inputs_follow_their_names():
+    """By op, ``--json``'s inputs are the plan's, in the order of its names: torch's expand plans (size, self),
+    its -1 resolved.  Was: the shapes as written beside the plan's names, so size read (3,1) and self (-1,4)."""
+    code, out, _ = _run("shape", "3,1", "[-1,4]", "--framework", "torch", "--op", "expand", "--json")
+    d = json.loads(out)
+    assert (code, dict(zip(d["names"], d["inputs"])), d["shape"]) == (0, {"size": [3, 4], "self": [3, 1]}, [3, 4])
