@@ -297,9 +297,9 @@ def test_turned_off(monkeypatch, large):
 
 
 def _near_pairs():
-    """int64 dividends and divisors within +-2**53: the edges, every sign, and quotients a few units off a
-    whole number (where a float64 quotient truncated is one off)."""
-    n = 1 << 53
+    """int64 dividends and divisors within +-2**51 (the float64 loop's range, ``_kernels._NEAR``): the edges,
+    every sign, and quotients a few units off a whole number (where a float64 quotient truncated is one off)."""
+    n = _kernels._NEAR
     edges = np.array([0, 1, -1, 2, -2, 3, -3, 7, n, -n, n - 1, -n + 1, n // 3, 1 << 26, (1 << 26) + 1,
                       -(10**15), 10**15 + 7], np.int64)
     a, b = (x.ravel() for x in np.meshgrid(edges, edges))
@@ -310,9 +310,10 @@ def _near_pairs():
     return np.concatenate([a, near, wide]), np.concatenate([b, d, RNG.integers(-n, n, 4096, endpoint=True)])
 
 
-@pytest.mark.parametrize("edge", [None, 1 << 53, (1 << 53) + 1, np.iinfo(np.int64).min])
-def test_int64_div_within_2_to_53_divides_in_float64(monkeypatch, edge):
-    """ONNX's int64 Div takes the float64 loop (and its correction) where every input is within +-2**53,
+@pytest.mark.parametrize("edge", [None, 1 << 51, -(1 << 51), (1 << 51) + 1, -(1 << 51) - 1, 1 << 53,
+                                  np.iinfo(np.int64).min])
+def test_int64_div_within_2_to_51_divides_in_float64(monkeypatch, edge):
+    """ONNX's int64 Div takes the float64 loop (and its correction) where every input is within +-2**51,
     C's division else; both give the truncated quotient of every pair, the zero divisor 0."""
     kernel = bcast.frameworks.onnx.ops._get("Div").kernel
     a, b = _near_pairs()
@@ -326,21 +327,21 @@ def test_int64_div_within_2_to_53_divides_in_float64(monkeypatch, edge):
     monkeypatch.setattr(_kernels, "_near", lambda flat: asked.append(real(flat)) or asked[-1])
     got = loop(kernel, [a, b], np.empty_like(a), 2)
     assert_same(got, expected)
-    assert asked == [edge is None or abs(int(edge)) <= 1 << 53]
+    assert asked == [edge is None or abs(int(edge)) <= _kernels._NEAR]
     bcast.run.clear_caches()
     a2 = a[: a.size // 2 * 2].reshape(-1, 2)  # a stride-0 divisor, through the prepared call
     assert_same(bcast.onnx.run("Div", a2, b[:2]), _old_div(kernel, a2, b[:2]))
 
 
 def test_the_compiled_range_check_of_int64_div():
-    """The one-pass check (bcast.run._loops.within) says what numpy's min and max say, at the edges of +-2**53
-    and of int64, on read-only and writable arrays, empty included."""
+    """The one-pass check (bcast.run._loops.within) says what numpy's min and max say, at the edges of +-2**51
+    (the float64 loop's range) and of int64, on read-only and writable arrays, empty included."""
     if not _kernels.available():
         pytest.skip("the compiled loops are off here")
     from bcast.run import _loops
 
     within = _loops.within()
-    n = 1 << 53
+    n = _kernels._NEAR
     for edge in (0, n, -n, n + 1, -n - 1, np.iinfo(np.int64).min, np.iinfo(np.int64).max):
         for where in (0, 1000, 4095):
             x = RNG.integers(-n, n, 4096, endpoint=True)

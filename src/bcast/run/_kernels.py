@@ -69,7 +69,7 @@ _ARITH = (0, 1, 2, 3, 13)  # numpy warns on these for floats (overflow, invalid,
 _COMPARE = range(6, 12)
 _IDIV, _POW, _IDIV53, _IPOW6, _WHERE, _SUM, _MEAN, _HALF = 12, 13, 14, 15, 20, 21, 22, 100
 _I64 = np.dtype(np.int64)
-_NEAR = 1 << 53
+_NEAR = 1 << 51
 _MARKED = 1000  # added by _code for a marked kernel's loop; taken off before the code reaches the loop
 _F16 = np.dtype(np.float16)
 _SUPPORTED = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -266,7 +266,7 @@ class Loop:
 
 
 def _near(flat: list) -> bool:
-    """Whether every element of the int64 arrays ``flat`` is within +-2**53 (:data:`_NEAR`): one compiled pass
+    """Whether every element of the int64 arrays ``flat`` is within +-2**51 (:data:`_NEAR`): one compiled pass
     an input (:func:`bcast.run._loops.within`, ready with the loop that needs it), else numpy's min and max."""
     within = _within
     if within is not None:
@@ -289,9 +289,10 @@ def _variant(code: int, value: np.dtype):
     check of those values (a pass over the inputs: the stretched ones are small), and the least output size
     (elements) at which the check pays; or None.
 
-    - int64 Div: :data:`_IDIV53` (float64 and a one-step correction; it vectorizes) when every input is within
-      +-2**53, else C's division (measured, 2**18 elements, one thread: sdiv 0.36 ms, this 0.11 ms; OpenVINO
-      0.09-0.15); from 2**12 elements: below, the check (then two numpy reductions an input, ~3 us) cost
+    - int64 Div: :data:`_IDIV53` (float64, truncated: exact there; it vectorizes, on AVX2 too) when every input
+      is within +-2**51, else C's division (measured, 2**18 elements, one thread, AVX-512: sdiv 0.36 ms, the
+      float64 loop 0.11 ms, OpenVINO 0.09-0.15; AVX2 alone, into ``out=``: 0.69-1.18 -> 0.20-0.29 ms, OpenVINO
+      at two threads 0.19-0.28); from 2**12 elements: below, the check (then two numpy reductions an input, ~3 us) cost
       about what it saved (2**10 elements: 8.2 us with it, onnxruntime 5.7 us).  The check is one compiled
       pass an input (:func:`_near`): 2**22 elements, same shapes, 3.9 -> 1.5 ms, the Div 6.0 -> 3.8 ms
       (onnxruntime at two threads ~5 ms).
