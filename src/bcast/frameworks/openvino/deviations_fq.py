@@ -37,8 +37,8 @@ def _ov_fq_grows(o: Outcome) -> str | None:
         return None  # OpenVINO refuses these too ("Argument shapes are inconsistent.")
     return (f"OpenVINO does not refuse this: its shape inference merges each range into X both ways and declares "
             f"X's shape {_fmt(tuple(o.shapes[0]))}; its CPU plugin then returns {_fmt(grown)} (the numpy broadcast "
-            "of all five inputs), X's shape with other values, or corrupts its heap and kills the process, "
-            "depending on which ranges grow")
+            "of all five inputs), X's shape with other values, or corrupts its heap, which kills the process "
+            "(rarely it lives, with other values), depending on which ranges grow")
 
 
 OPENVINO_FAKE_QUANTIZE_RANGE_GROWS = Deviation(
@@ -50,8 +50,9 @@ OPENVINO_FAKE_QUANTIZE_RANGE_GROWS = Deviation(
     condition="a range (input_low, input_high, output_low or output_high) is not broadcastable to X but numpy-"
               "broadcasts with it: a dim > 1 where X has 1, or a rank above X's, e.g. X (1,1,4,4), input_low (1,3,1,1)",
     behaviour="shape inference accepts it and declares X's shape; the CPU plugin (constant ranges) computes the "
-              "grown shape (every range grown), X's shape with other values (output_high alone), or corrupts its "
-              "heap and aborts, killing the process (input_low alone)",
+              "grown shape (every range grown), X's shape with other values (output_high alone), or writes past its "
+              "buffer, which kills the process (SIGSEGV or SIGABRT) or, rarely, leaves it X's shape with other "
+              "values (input_low alone)",
     spec="FakeQuantize-1: each range's shape \"must be broadcastable to the shape of X\"; the output's shape "
          "matches X's",
     check=_ov_fq_grows,
