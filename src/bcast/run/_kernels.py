@@ -291,7 +291,7 @@ def _variant(code: int, value: np.dtype):
 
     - int64 Div: :data:`_IDIV53` (float64, truncated: exact there; it vectorizes, on AVX2 too) when every input
       is within +-2**51, else C's division (measured, 2**18 elements, one thread, AVX-512: sdiv 0.36 ms, the
-      float64 loop 0.11 ms, OpenVINO 0.09-0.15; AVX2 alone, into ``out=``: 0.69-1.18 -> 0.20-0.29 ms, OpenVINO
+      float64 loop 0.11 ms, OpenVINO 0.09-0.15; AVX2 alone, into ``out=``: 0.68-1.18 -> 0.20-0.29 ms, OpenVINO
       at two threads 0.19-0.28); from 2**12 elements: below, the check (then two numpy reductions an input, ~3 us) cost
       about what it saved (2**10 elements: 8.2 us with it, onnxruntime 5.7 us).  The check is one compiled
       pass an input (:func:`_near`): 2**22 elements, same shapes, 3.9 -> 1.5 ms, the Div 6.0 -> 3.8 ms

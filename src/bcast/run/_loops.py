@@ -172,21 +172,8 @@ def _d2i_ir(typingctx, v):
     return types.int64(types.float64), codegen
 
 
-@intrinsic
-def _trunc_ir(typingctx, v):
-    """A float64 truncated toward zero (LLVM's trunc: one vector instruction from SSE4.1)."""
-    if v != types.float64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.call(builder.module.declare_intrinsic("llvm.trunc", [ir.DoubleType()]), [args[0]])
-
-    return types.float64(types.float64), codegen
-
-
 _i2d: Any = _i2d_ir
 _d2i: Any = _d2i_ir
-_trunc: Any = _trunc_ir
 
 
 # --------------------------------------------------------------------------- the ops
@@ -397,9 +384,9 @@ def _idiv53(a):
     loop took before, on +-2**53, is not needed: at 2**53 itself the argument fails, within 2**51 it holds.)
     Vectorizes, where LLVM's sdiv does not: the conversions to and from float64 are :func:`_i2d` and
     :func:`_d2i` (two adds and a bitcast), not numba's, which x86 vectorizes only from AVX-512DQ.  Measured on
-    an AMD EPYC with AVX2 alone, 2**18 elements, one thread, into ``out=``: 0.69-1.18 ms with numba's
-    conversions and the correction, 0.33-0.52 with these and the correction, 0.13 in a bare loop with
-    neither (OpenVINO at two threads 0.19-0.28)."""
+    an AMD EPYC with AVX2 alone, 2**18 elements, one thread, into ``out=``: 0.68-1.18 ms with numba's
+    conversions and the correction, 0.33-0.52 with these and the correction, 0.20-0.29 with neither
+    (OpenVINO at two threads 0.19-0.28)."""
     if not (a.signed and a.bitwidth == 64):
         raise TypingError("the 51-bit division is for int64")
 
