@@ -298,7 +298,8 @@ def test_turned_off(monkeypatch, large):
 
 def _near_pairs():
     """int64 dividends and divisors within +-2**51 (the float64 loop's range, ``_kernels._NEAR``): the edges,
-    every sign, and quotients a few units off a whole number (where a float64 quotient truncated is one off)."""
+    every sign, and quotients a few units off a whole number (where a float64 quotient that rounded across a whole
+    number would truncate one off)."""
     n = _kernels._NEAR
     edges = np.array([0, 1, -1, 2, -2, 3, -3, 7, n, -n, n - 1, -n + 1, n // 3, 1 << 26, (1 << 26) + 1,
                       -(10**15), 10**15 + 7], np.int64)
@@ -313,7 +314,7 @@ def _near_pairs():
 @pytest.mark.parametrize("edge", [None, 1 << 51, -(1 << 51), (1 << 51) + 1, -(1 << 51) - 1, 1 << 53,
                                   np.iinfo(np.int64).min])
 def test_int64_div_within_2_to_51_divides_in_float64(monkeypatch, edge):
-    """ONNX's int64 Div takes the float64 loop (and its correction) where every input is within +-2**51,
+    """ONNX's int64 Div takes the float64 loop where every input is within +-2**51,
     C's division else; both give the truncated quotient of every pair, the zero divisor 0."""
     kernel = bcast.frameworks.onnx.ops._get("Div").kernel
     a, b = _near_pairs()
