@@ -141,7 +141,8 @@ _one: Any = _one_ir
 #: holds the integer plus 2**51 (the float64 less 1.5 * 2**52 is the integer); a whole float64 of +-2**51 plus
 #: 1.5 * 2**52 likewise has the integer in its bits.  Two adds and a bitcast, so the conversions vectorize
 #: with AVX2 too (x86 converts int64 to and from float64 in a vector only from AVX-512DQ).
-_MAGIC, _MAGIC_BITS = 6755399441055744.0, 0x4338000000000000
+_MAGIC = 1.5 * 2.0**52
+_MAGIC_BITS = int(np.float64(_MAGIC).view(np.int64))  # 0x4338000000000000
 
 
 @intrinsic
